@@ -1,0 +1,95 @@
+#include "zonekv/zoned_device.h"
+
+namespace zonekv {
+
+const char* ZoneStateName(ZoneState s) {
+  switch (s) {
+    case ZoneState::kEmpty: return "empty";
+    case ZoneState::kImplicitOpen: return "imp_open";
+    case ZoneState::kExplicitOpen: return "exp_open";
+    case ZoneState::kClosed: return "closed";
+    case ZoneState::kReadOnly: return "read_only";
+    case ZoneState::kFull: return "full";
+    case ZoneState::kOffline: return "offline";
+  }
+  return "unknown";
+}
+
+Status DeviceGeometry::Validate() const {
+  auto bad = [](const std::string& m) { return Status::InvalidArgument("invalid geometry: " + m); };
+  if (block_size == 0 || (block_size & (block_size - 1)) != 0 || block_size < 512) {
+    return bad("block_size " + std::to_string(block_size) + " is not a power of two >= 512");
+  }
+  if (nr_zones == 0) return bad("zero zones");
+  if (zone_size_bytes == 0) return bad("zone_size is zero");
+  if (zone_size_bytes % block_size != 0) {
+    return bad("zone_size " + std::to_string(zone_size_bytes) + " is not a multiple of block_size " +
+               std::to_string(block_size));
+  }
+  if (zone_capacity_bytes == 0) return bad("zone_cap is zero");
+  if (zone_capacity_bytes % block_size != 0) {
+    return bad("zone_cap " + std::to_string(zone_capacity_bytes) + " is not a multiple of block_size " +
+               std::to_string(block_size));
+  }
+  if (zone_capacity_bytes > zone_size_bytes) {
+    return bad("zone_cap " + std::to_string(zone_capacity_bytes) + " exceeds zone_size " +
+               std::to_string(zone_size_bytes));
+  }
+  if (max_active_zones != 0 && max_open_zones > max_active_zones) {
+    return bad("max_open " + std::to_string(max_open_zones) + " exceeds max_active " +
+               std::to_string(max_active_zones));
+  }
+  if (max_open_zones == 0 && max_active_zones != 0) {
+    return bad("max_open is unlimited but max_active is " + std::to_string(max_active_zones));
+  }
+  return Status::OK();
+}
+
+Json DeviceGeometry::ToJson() const {
+  Json j = Json::Object();
+  j.Set("block_size", block_size)
+      .Set("zone_size_bytes", zone_size_bytes)
+      .Set("zone_capacity_bytes", zone_capacity_bytes)
+      .Set("nr_zones", nr_zones)
+      .Set("max_open_zones", max_open_zones)
+      .Set("max_active_zones", max_active_zones)
+      .Set("capacity_bytes", capacity_bytes());
+  return j;
+}
+
+double DeviceCounters::dlwa() const {
+  if (host_write_bytes == 0) return 1.0;
+  return static_cast<double>(host_write_bytes + finish_pad_bytes) / static_cast<double>(host_write_bytes);
+}
+
+Json DeviceCounters::ToJson() const {
+  Json j = Json::Object();
+  j.Set("host_read_bytes", host_read_bytes)
+      .Set("host_write_bytes", host_write_bytes)
+      .Set("finish_pad_bytes", finish_pad_bytes)
+      .Set("dlwa", dlwa())
+      .Set("finishes", finishes)
+      .Set("resets", resets)
+      .Set("reads", reads)
+      .Set("writes", writes)
+      .Set("opens", opens)
+      .Set("closes", closes)
+      .Set("auto_closes", auto_closes)
+      .Set("transitions", transitions)
+      .Set("busy_wait_us", busy_wait_us);
+  return j;
+}
+
+Status ZonedDevice::ReportZone(uint32_t zone, ZoneInfo* info) {
+  if (zone >= geometry().nr_zones) {
+    return Status::InvalidArgument("zone " + std::to_string(zone) + " does not exist (device has " +
+                                   std::to_string(geometry().nr_zones) + " zones)");
+  }
+  std::vector<ZoneInfo> zones;
+  ZONEKV_RETURN_IF_ERROR(ReportZones(zone, 1, &zones));
+  if (zones.empty()) return Status::IOError("zone report for zone " + std::to_string(zone) + " was empty");
+  *info = zones[0];
+  return Status::OK();
+}
+
+}  // namespace zonekv
