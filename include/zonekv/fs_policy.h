@@ -1,0 +1,178 @@
+// The policy seam of the zoned file system.
+//
+// Policies decide, the engine acts. A policy receives a read-only FsView
+// (a snapshot of the zones, the files in them and the hints RocksDB gave)
+// and returns a decision. Policies never touch the device, never read the
+// wall clock (FsView::now_us is the clock) and hold no locks, so each can be
+// unit-tested on a hand-built view and timed per call.
+//
+// Families (selected by name; see MakeXxxPolicy):
+//   allocation: liza | baza | caza           (which zone a file's next extent goes to)
+//   cleaning:   zenfs | greedy | cost-benefit | ccb | off   (when to clean and which zones)
+//   reset:      eager | lazy | far           (which zones with no valid data to reset now)
+//   finish:     finish_threshold percent (ZenFS semantics)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zonekv/status.h"
+#include "zonekv/zoned_device.h"
+
+namespace zonekv {
+
+enum class FileKind : uint8_t { kWal, kSst, kBlob, kManifest, kOther };
+const char* FileKindName(FileKind k);  // "wal", "sst", "blob", "manifest", "other"
+// Classifies a RocksDB file name ("000123.sst", "000045.blob", "MANIFEST-000001", "000007.log").
+FileKind FileKindFromName(const std::string& name, uint64_t* number);
+
+// RocksDB's write-lifetime hints (rocksdb::Env::WriteLifeTimeHint values).
+enum class Lifetime : uint8_t { kNotSet = 0, kNone = 1, kShort = 2, kMedium = 3, kLong = 4, kExtreme = 5 };
+
+// What the layers above told us about a file (cross-layer hints, downward).
+struct FileHints {
+  FileKind kind = FileKind::kOther;
+  uint64_t number = 0;           // RocksDB file number (0 if none)
+  int level = -1;                // LSM level of an SST being written, -1 if unknown
+  int job = -1;                  // RocksDB job id, -1 if unknown
+  std::string smallest_key;      // key range of an SST, empty if unknown
+  std::string largest_key;
+  Lifetime lifetime = Lifetime::kNotSet;
+};
+
+// One zone as policies see it. Bytes are relative to the zone.
+struct ZoneView {
+  uint32_t id = 0;
+  ZoneState state = ZoneState::kEmpty;
+  uint64_t capacity_bytes = 0;
+  uint64_t written_bytes = 0;      // write pointer - zone start
+  uint64_t valid_bytes = 0;        // bytes of live file extents
+  uint64_t valid_bytes_by_kind[5] = {0, 0, 0, 0, 0};  // indexed by FileKind
+  bool busy = false;               // a writer or the cleaner holds the zone
+  Lifetime lifetime = Lifetime::kNotSet;  // longest lifetime among files written to it
+  uint64_t ybiz = 0;               // youngest (largest) blob file number in the zone, 0 if none
+  uint64_t last_write_us = 0;      // FsView clock at the last write or invalidation
+  uint64_t reset_count = 0;        // wear
+
+  uint64_t invalid_bytes() const { return written_bytes - valid_bytes; }
+  uint64_t remaining_bytes() const { return capacity_bytes - written_bytes; }
+  bool empty() const { return written_bytes == 0; }
+  bool full() const { return state == ZoneState::kFull; }
+};
+
+// One live file: its hints and where its bytes are.
+struct FileView {
+  uint64_t id = 0;                 // file-system file id (stable across renames)
+  std::string name;
+  FileHints hints;
+  uint64_t size_bytes = 0;
+  bool open_for_write = false;
+  std::map<uint32_t, uint64_t> bytes_per_zone;  // zone id -> bytes of this file in it
+};
+
+struct FsView {
+  uint64_t now_us = 0;
+  std::vector<ZoneView> zones;     // data zones only (metadata zones excluded), by id order
+  std::vector<FileView> files;
+  uint32_t active_zones = 0;       // data zones currently active (open or closed)
+  uint32_t max_active_zones = 0;   // limit for data zones (device limit minus reserved)
+  uint32_t open_zones = 0;
+  uint32_t max_open_zones = 0;
+
+  // ZenFS definitions: free = unwritten capacity of non-full zones (zones that
+  // can still accept data); used = valid bytes; reclaimable = invalid bytes in
+  // full and partially written zones.
+  uint64_t free_bytes() const;
+  uint64_t used_bytes() const;
+  uint64_t reclaimable_bytes() const;
+  // free / (free + used + reclaimable), in [0, 1].
+  double free_ratio() const;
+  const FileView* FindFile(uint64_t id) const;
+};
+
+// ---- Allocation ------------------------------------------------------------
+
+struct AllocRequest {
+  const FileView* file = nullptr;  // the file that needs space (hints, placement so far)
+  uint64_t min_bytes = 0;          // bytes it wants to write next (a hint, may be 0)
+};
+
+struct AllocDecision {
+  enum class Action {
+    kUseZone,      // append to `zone` (an open/closed non-full zone, or an empty one)
+    kFinishZone,   // finish `zone` to free an active resource, then ask again
+    kNoSpace,      // nothing can be allocated now: the engine may clean and retry, then fail
+  };
+  Action action = Action::kNoSpace;
+  uint32_t zone = 0;
+};
+
+class AllocationPolicy {
+ public:
+  virtual ~AllocationPolicy() = default;
+  virtual const char* name() const = 0;
+  virtual AllocDecision Allocate(const FsView& view, const AllocRequest& req) = 0;
+};
+
+// ---- Zone cleaning ---------------------------------------------------------
+
+class CleaningPolicy {
+ public:
+  virtual ~CleaningPolicy() = default;
+  virtual const char* name() const = 0;
+  // Zones to clean now, best first; empty if cleaning should not run.
+  // The engine migrates their valid extents and resets them.
+  virtual std::vector<uint32_t> PickVictims(const FsView& view) = 0;
+};
+
+// ---- Runtime reset -----------------------------------------------------------
+
+class ResetPolicy {
+ public:
+  virtual ~ResetPolicy() = default;
+  virtual const char* name() const = 0;
+  // Zones holding no valid data to reset now. Only zones with valid_bytes == 0,
+  // written_bytes > 0 and !busy may be returned.
+  virtual std::vector<uint32_t> PickZonesToReset(const FsView& view) = 0;
+};
+
+// ---- Options and factories ---------------------------------------------------
+
+// Every policy knob of the file system, settable by name (the same names the
+// command line uses) and recorded in every result.
+struct FsPolicyOptions {
+  std::string alloc = "liza";         // for SST, WAL and other files
+  std::string blob_alloc = "";        // for blob files; empty = same as alloc
+  std::string zc = "zenfs";           // zenfs | greedy | cost-benefit | ccb | off
+  double zc_start_level_pct = 20;     // zenfs: clean when free% < start level
+  double zc_slope = 3;                // zenfs: garbage% > 100 - slope * (start - free%)
+  double zc_trigger_free_pct = 20;    // greedy/cost-benefit/ccb: clean when free% < this
+  bool zc_sst_only = false;           // migrate only SST extents (ZenFS's own restriction)
+  std::string reset = "eager";        // eager | lazy | far
+  double reset_lazy_twp = 1.0;        // lazy: fixed T_WP as a fraction of capacity
+  double reset_far_t = 0.7;           // far: turning point T (free ratio)
+  std::string reset_far_func = "linear";  // linear | log | exp
+  double finish_threshold_pct = 0;    // ZenFS finish threshold (0 = never finish early)
+
+  // Sets one knob by name ("alloc", "zc", "zc_start_level", "zc_slope",
+  // "reset", "reset_t", "reset_func", "lazy_twp", "finish_threshold",
+  // "occupancy_threshold" (= 100 - finish_threshold), ...).
+  Status Set(const std::string& key, const std::string& value);
+  // InvalidArgument naming the first bad knob.
+  Status Validate() const;
+  Json ToJson() const;
+};
+
+Status MakeAllocationPolicy(const std::string& name, const FsPolicyOptions& opts,
+                            std::unique_ptr<AllocationPolicy>* out);
+Status MakeCleaningPolicy(const FsPolicyOptions& opts, std::unique_ptr<CleaningPolicy>* out);
+Status MakeResetPolicy(const FsPolicyOptions& opts, std::unique_ptr<ResetPolicy>* out);
+
+// Zones the finish threshold says to finish now: open/closed, not busy,
+// remaining capacity < finish_threshold_pct% of capacity and > 0.
+std::vector<uint32_t> ZonesToFinish(const FsView& view, double finish_threshold_pct);
+
+}  // namespace zonekv

@@ -1,0 +1,73 @@
+// LIZA: ZenFS's lifetime-hint zone allocation.
+//
+// A file goes to the open or closed zone whose data lives longest relative to
+// the file (smallest LifetimeDiff). A strictly longer-lived zone (diff < 50)
+// is used at once. Otherwise a fresh empty zone is opened if an active
+// resource is free; without one, a same-lifetime zone (diff 50) is reused,
+// and failing that the active zone with the least remaining capacity is
+// finished to free a resource. Departures from ZenFS, each to avoid a hang
+// or a needless failure: when no empty zone is left, any partially written
+// zone is reused rather than failing; when nothing can be finished the
+// decision is NoSpace instead of ZenFS's busy loop.
+#include "policies.h"
+
+namespace zonekv {
+
+int LifetimeDiff(Lifetime zone, Lifetime file) {
+  if (file == Lifetime::kNotSet || file == Lifetime::kNone) return zone == file ? 0 : 100;
+  if (zone > file) return static_cast<int>(zone) - static_cast<int>(file);
+  if (zone == file) return 50;
+  return 100;
+}
+
+namespace {
+
+class LizaAllocation : public AllocationPolicy {
+ public:
+  const char* name() const override { return "liza"; }
+
+  AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
+    Lifetime lt = req.file ? req.file->hints.lifetime : Lifetime::kNotSet;
+    const ZoneView* best = nullptr;
+    int best_diff = 101;
+    const ZoneView* any_partial = nullptr;
+    const ZoneView* empty = nullptr;
+    const ZoneView* cheapest = nullptr;  // active, non-busy, least remaining
+    for (const auto& z : view.zones) {
+      if (z.busy || z.state == ZoneState::kOffline || z.state == ZoneState::kReadOnly) continue;
+      if (z.empty()) {
+        if (empty == nullptr) empty = &z;
+        continue;
+      }
+      if (z.full()) continue;
+      int d = LifetimeDiff(z.lifetime, lt);
+      if (d <= best_diff) {  // ties go to the later zone, as in ZenFS
+        best_diff = d;
+        best = &z;
+      }
+      if (any_partial == nullptr || z.remaining_bytes() > any_partial->remaining_bytes()) any_partial = &z;
+      if (IsActive(z.state) && (cheapest == nullptr || z.remaining_bytes() < cheapest->remaining_bytes())) {
+        cheapest = &z;
+      }
+    }
+    if (best != nullptr && best_diff < 50) return Use(best->id);
+
+    bool active_free = view.max_active_zones == 0 || view.active_zones < view.max_active_zones;
+    if (empty != nullptr && active_free) return Use(empty->id);
+    if (best != nullptr && best_diff == 50) return Use(best->id);
+    if (empty != nullptr && cheapest != nullptr) {
+      return AllocDecision{AllocDecision::Action::kFinishZone, cheapest->id};
+    }
+    if (empty == nullptr && any_partial != nullptr) return Use(any_partial->id);
+    return AllocDecision{AllocDecision::Action::kNoSpace, 0};
+  }
+
+ private:
+  static AllocDecision Use(uint32_t zone) { return AllocDecision{AllocDecision::Action::kUseZone, zone}; }
+};
+
+}  // namespace
+
+std::unique_ptr<AllocationPolicy> NewLizaAllocation() { return std::make_unique<LizaAllocation>(); }
+
+}  // namespace zonekv

@@ -1,0 +1,47 @@
+// Constructors of the individual file-system policies and the pure functions
+// they are built on, exposed for unit tests. Users select policies by name
+// through the factories in zonekv/fs_policy.h.
+#pragma once
+
+#include <memory>
+
+#include "zonekv/fs_policy.h"
+
+namespace zonekv {
+
+std::unique_ptr<AllocationPolicy> NewLizaAllocation();
+
+std::unique_ptr<CleaningPolicy> NewZenFsCleaning(double start_level_pct, double slope);
+std::unique_ptr<CleaningPolicy> NewGreedyCleaning(double trigger_free_pct);
+std::unique_ptr<CleaningPolicy> NewCostBenefitCleaning(double trigger_free_pct);
+std::unique_ptr<CleaningPolicy> NewCcbCleaning(double trigger_free_pct);
+std::unique_ptr<CleaningPolicy> NewNoCleaning();
+
+std::unique_ptr<ResetPolicy> NewEagerReset();
+std::unique_ptr<ResetPolicy> NewLazyReset(double t_wp);
+enum class FarFunc { kLinear, kLog, kExp };
+std::unique_ptr<ResetPolicy> NewFarReset(double turning_point, FarFunc func);
+
+// ZenFS lifetime distance between a zone's and a file's write-lifetime hint:
+// 0 for an exact match of unset hints, 1..3 when the zone's data lives
+// longer, 50 for equal set hints, 100 otherwise (never a good match).
+int LifetimeDiff(Lifetime zone, Lifetime file);
+
+// FAR's write-pointer threshold as a fraction of zone capacity, for a free
+// ratio in [0, 1]: 1 when free_ratio >= turning_point, else f(free/T) with
+// linear x, log ln(1+(e-1)x), exp (e^x-1)/(e-1).
+double FarThreshold(double free_ratio, double turning_point, FarFunc func);
+
+// Cost-benefit score of cleaning a full zone: age * (1 - u) / (2u) with
+// u = valid / capacity and age = now - last write, both from the view.
+// Infinity for a zone with no valid data.
+double CostBenefitScore(const ZoneView& zone, uint64_t now_us);
+
+// True when the zone may be chosen as a cleaning victim: full, not busy,
+// holding some valid and some invalid data.
+bool CleanableZone(const ZoneView& zone);
+
+// True when the free ratio (in percent) is below `trigger_free_pct`.
+bool BelowFreeTrigger(const FsView& view, double trigger_free_pct);
+
+}  // namespace zonekv
