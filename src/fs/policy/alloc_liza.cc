@@ -8,7 +8,8 @@
 // finished to free a resource. Departures from ZenFS, each to avoid a hang
 // or a needless failure: when no empty zone is left, any partially written
 // zone is reused rather than failing; when nothing can be finished the
-// decision is NoSpace instead of ZenFS's busy loop.
+// decision is NoSpace instead of ZenFS's busy loop. When blob files have an
+// allocator of their own (BAZA), LIZA keeps other files out of blob zones.
 #include "policies.h"
 
 namespace zonekv {
@@ -24,6 +25,7 @@ namespace {
 
 class LizaAllocation : public AllocationPolicy {
  public:
+  explicit LizaAllocation(bool avoid_blob_zones) : avoid_blob_zones_(avoid_blob_zones) {}
   const char* name() const override { return "liza"; }
 
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
@@ -39,7 +41,7 @@ class LizaAllocation : public AllocationPolicy {
         if (empty == nullptr) empty = &z;
         continue;
       }
-      if (z.full()) continue;
+      if (z.full() || (avoid_blob_zones_ && z.ybiz > 0)) continue;
       int d = LifetimeDiff(z.lifetime, lt);
       if (d <= best_diff) {  // ties go to the later zone, as in ZenFS
         best_diff = d;
@@ -64,10 +66,13 @@ class LizaAllocation : public AllocationPolicy {
 
  private:
   static AllocDecision Use(uint32_t zone) { return AllocDecision{AllocDecision::Action::kUseZone, zone}; }
+  const bool avoid_blob_zones_;
 };
 
 }  // namespace
 
-std::unique_ptr<AllocationPolicy> NewLizaAllocation() { return std::make_unique<LizaAllocation>(); }
+std::unique_ptr<AllocationPolicy> NewLizaAllocation(bool avoid_blob_zones) {
+  return std::make_unique<LizaAllocation>(avoid_blob_zones);
+}
 
 }  // namespace zonekv

@@ -84,4 +84,16 @@ const FileView* FsView::FindFile(uint64_t id) const {
   return nullptr;
 }
 
+const ZoneView* FsView::FindZone(uint32_t id) const {
+  // Zones are in id order: try the direct index first, then search.
+  if (!zones.empty() && id >= zones.front().id) {
+    size_t i = id - zones.front().id;
+    if (i < zones.size() && zones[i].id == id) return &zones[i];
+  }
+  for (const auto& z : zones) {
+    if (z.id == id) return &z;
+  }
+  return nullptr;
+}
+
 }  // namespace zonekv

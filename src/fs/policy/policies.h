@@ -9,7 +9,14 @@
 
 namespace zonekv {
 
-std::unique_ptr<AllocationPolicy> NewLizaAllocation();
+// avoid_blob_zones: keep non-blob files out of zones holding blob files
+// (set when blob files have an allocator of their own).
+std::unique_ptr<AllocationPolicy> NewLizaAllocation(bool avoid_blob_zones = false);
+std::unique_ptr<AllocationPolicy> NewBazaAllocation();
+// SST placement by compaction partners; other files go to `fallback`.
+std::unique_ptr<AllocationPolicy> NewCazaAllocation(std::unique_ptr<AllocationPolicy> fallback);
+// A blob zone: it has held blob files (YBIZ set) and holds no other valid data.
+bool IsBlobZone(const ZoneView& zone);
 
 std::unique_ptr<CleaningPolicy> NewZenFsCleaning(double start_level_pct, double slope);
 std::unique_ptr<CleaningPolicy> NewGreedyCleaning(double trigger_free_pct);

@@ -75,11 +75,11 @@ Status FsPolicyOptions::Set(const std::string& key, const std::string& value) {
 }
 
 Status FsPolicyOptions::Validate() const {
-  if (!OneOf(alloc, {"liza"})) {
-    return Status::InvalidArgument("alloc='" + alloc + "' is not an allocation policy (known: liza)");
+  if (!OneOf(alloc, {"liza", "caza"})) {
+    return Status::InvalidArgument("alloc='" + alloc + "' is not an allocation policy for SST and other files (known: liza, caza)");
   }
-  if (!blob_alloc.empty() && !OneOf(blob_alloc, {"liza"})) {
-    return Status::InvalidArgument("blob_alloc='" + blob_alloc + "' is not an allocation policy (known: liza)");
+  if (!blob_alloc.empty() && !OneOf(blob_alloc, {"liza", "baza"})) {
+    return Status::InvalidArgument("blob_alloc='" + blob_alloc + "' is not an allocation policy for blob files (known: liza, baza)");
   }
   if (!OneOf(zc, {"zenfs", "greedy", "cost-benefit", "ccb", "off"})) {
     return Status::InvalidArgument("zc='" + zc + "' is not a cleaning policy (known: zenfs, greedy, cost-benefit, ccb, off)");
@@ -115,11 +115,17 @@ Json FsPolicyOptions::ToJson() const {
 
 Status MakeAllocationPolicy(const std::string& name, const FsPolicyOptions& opts,
                             std::unique_ptr<AllocationPolicy>* out) {
+  const bool separate_blobs = opts.blob_alloc == "baza";
   if (name == "liza") {
-    *out = NewLizaAllocation();
-    return Status::OK();
+    *out = NewLizaAllocation(separate_blobs);
+  } else if (name == "caza") {
+    *out = NewCazaAllocation(NewLizaAllocation(separate_blobs));
+  } else if (name == "baza") {
+    *out = NewBazaAllocation();
+  } else {
+    return Status::InvalidArgument("'" + name + "' is not an allocation policy (known: liza, caza, baza)");
   }
-  return Status::InvalidArgument("'" + name + "' is not an allocation policy (known: liza)");
+  return Status::OK();
 }
 
 Status MakeCleaningPolicy(const FsPolicyOptions& opts, std::unique_ptr<CleaningPolicy>* out) {
