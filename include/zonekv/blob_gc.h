@@ -1,0 +1,74 @@
+// Blob GC cutoff control: the RocksDB side of Same-Victim GC.
+//
+// RocksDB's integrated BlobDB relocates, during compaction, the blobs of the
+// oldest floor(blob_garbage_collection_age_cutoff * N) blob files. The
+// ZCutoffController keeps that cutoff equal to Z_Cutoff's answer (see
+// ComputeZCutoff in fs_policy.h): only blob files whose zones are already
+// full are collected, so blob GC and zone cleaning pick the same victims.
+//
+// It is an EventListener: add it to Options::listeners before DB::Open, then
+// call Attach(db) after. Blob file creation and deletion, flushes and
+// compactions wake a background thread that recomputes the cutoff and calls
+// DB::SetOptions only when the value changes. Detach() (or destruction)
+// stops the thread; call it before closing the DB.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <rocksdb/db.h>
+#include <rocksdb/listener.h>
+
+#include "zonekv/fs_policy.h"
+#include "zonekv/json.h"
+
+namespace zonekv {
+
+class ZCutoffController : public rocksdb::EventListener {
+ public:
+  // view_source returns the file system's current view (YBIZ of full zones).
+  explicit ZCutoffController(std::function<FsView()> view_source);
+  ~ZCutoffController() override;
+
+  ZCutoffController(const ZCutoffController&) = delete;
+  ZCutoffController& operator=(const ZCutoffController&) = delete;
+
+  // REQUIRES: db stays open until Detach() returns.
+  void Attach(rocksdb::DB* db);
+  void Detach();
+
+  // Recomputes now, in the caller's thread; returns the status of SetOptions
+  // if it was called. Exposed for tests and for callers without events.
+  rocksdb::Status UpdateNow();
+
+  // updates (recomputations), changes (SetOptions calls), current cutoff,
+  // update time in us (total and max).
+  Json Metrics() const;
+
+  const char* Name() const override { return "zonekv.ZCutoffController"; }
+  void OnBlobFileCreated(const rocksdb::BlobFileCreationInfo&) override { Wake(); }
+  void OnBlobFileDeleted(const rocksdb::BlobFileDeletionInfo&) override { Wake(); }
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { Wake(); }
+  void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo&) override { Wake(); }
+
+ private:
+  void Wake();
+  void Loop();
+
+  const std::function<FsView()> view_source_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  rocksdb::DB* db_ = nullptr;  // GUARDED_BY(mu_)
+  bool pending_ = false;       // GUARDED_BY(mu_)
+  bool stop_ = false;          // GUARDED_BY(mu_)
+  std::thread thread_;
+  std::mutex update_mu_;       // serialises UpdateNow
+  // Metrics, GUARDED_BY(mu_).
+  uint64_t updates_ = 0, changes_ = 0, update_us_total_ = 0, update_us_max_ = 0;
+  double cutoff_ = -1;         // last value set; -1 before the first
+  ZCutoff last_;
+};
+
+}  // namespace zonekv

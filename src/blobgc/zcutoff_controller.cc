@@ -1,0 +1,113 @@
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "zonekv/blob_gc.h"
+
+namespace zonekv {
+
+ZCutoffController::ZCutoffController(std::function<FsView()> view_source) : view_source_(std::move(view_source)) {}
+
+ZCutoffController::~ZCutoffController() { Detach(); }
+
+void ZCutoffController::Attach(rocksdb::DB* db) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (db_ != nullptr) return;
+  db_ = db;
+  stop_ = false;
+  pending_ = true;
+  thread_ = std::thread(&ZCutoffController::Loop, this);
+}
+
+void ZCutoffController::Detach() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (db_ == nullptr) return;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> l(mu_);
+  db_ = nullptr;
+}
+
+void ZCutoffController::Wake() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_ = true;
+  }
+  cv_.notify_one();
+}
+
+void ZCutoffController::Loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    cv_.wait(l, [this] { return stop_ || pending_; });
+    if (stop_) return;
+    pending_ = false;
+    l.unlock();
+    UpdateNow();
+    l.lock();
+  }
+}
+
+rocksdb::Status ZCutoffController::UpdateNow() {
+  std::lock_guard<std::mutex> serial(update_mu_);
+  rocksdb::DB* db;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    db = db_;
+  }
+  if (db == nullptr) return rocksdb::Status::OK();
+  auto start = std::chrono::steady_clock::now();
+
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<uint64_t> live;
+  live.reserve(meta.blob_files.size());
+  for (const auto& b : meta.blob_files) live.push_back(b.blob_file_number);
+  ZCutoff z;
+  bool have = ComputeZCutoff(live, view_source_(), &z);
+
+  rocksdb::Status s;
+  bool changed = false;
+  double value = have ? z.option_value() : -1;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    changed = have && value != cutoff_;
+  }
+  if (changed) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.17g", value);
+    s = db->SetOptions({{"blob_garbage_collection_age_cutoff", buf}});
+  }
+
+  uint64_t us = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  std::lock_guard<std::mutex> l(mu_);
+  updates_++;
+  update_us_total_ += us;
+  if (us > update_us_max_) update_us_max_ = us;
+  if (have) last_ = z;
+  if (changed && s.ok()) {
+    changes_++;
+    cutoff_ = value;
+  }
+  return s;
+}
+
+Json ZCutoffController::Metrics() const {
+  std::lock_guard<std::mutex> l(mu_);
+  Json j = Json::Object();
+  j.Set("updates", updates_)
+      .Set("changes", changes_)
+      .Set("cutoff", cutoff_ < 0 ? Json() : Json(cutoff_))
+      .Set("eligible_files", static_cast<uint64_t>(last_.eligible_files))
+      .Set("live_files", static_cast<uint64_t>(last_.live_files))
+      .Set("min_ybiz", last_.min_ybiz)
+      .Set("update_us_mean", updates_ == 0 ? 0.0 : double(update_us_total_) / double(updates_))
+      .Set("update_us_max", update_us_max_);
+  return j;
+}
+
+}  // namespace zonekv
