@@ -38,6 +38,12 @@ class Json {
   // Array: appends.
   Json& Push(Json value);
 
+  // Reading. Find: object member at key, nullptr if absent or not an object.
+  const Json* Find(const std::string& key) const;
+  // The number (0 unless a number) and the string (empty unless a string).
+  double number() const { return type_ == Type::kNumber ? n_ : 0; }
+  const std::string& str() const { return s_; }
+
   // Compact when indent < 0, pretty-printed with `indent` spaces otherwise.
   std::string Dump(int indent = -1) const;
 

@@ -83,8 +83,7 @@ Status Flags::Parse(int argc, char** argv, int first, bool* help_requested) {
     }
     auto it = defs_.find(name);
     if (it == defs_.end()) {
-      return Status::InvalidArgument("zonekv " + command_ + ": unknown flag --" + name +
-                                     " (see 'zonekv " + command_ + " --help')");
+      return Status::InvalidArgument("unknown flag --" + name + " (see 'zonekv " + command_ + " --help')");
     }
     if (!has_value) {
       if (it->second.is_bool) {
@@ -92,7 +91,7 @@ Status Flags::Parse(int argc, char** argv, int first, bool* help_requested) {
       } else if (i + 1 < argc) {
         value = argv[++i];
       } else {
-        return Status::InvalidArgument("zonekv " + command_ + ": flag --" + name + " needs a value");
+        return Status::InvalidArgument("flag --" + name + " needs a value");
       }
     }
     it->second.value = value;
@@ -112,27 +111,26 @@ bool Flags::WasSet(const std::string& name) const {
 }
 
 namespace {
-Status Named(const std::string& cmd, const std::string& name, const Status& s) {
+Status Named(const std::string& name, const Status& s) {
   if (s.ok()) return s;
-  return Status::InvalidArgument("zonekv " + cmd + ": --" + name + ": " + s.message());
+  return Status::InvalidArgument("--" + name + ": " + s.message());
 }
 }  // namespace
 
 Status Flags::Uint(const std::string& name, uint64_t* v) const {
-  return Named(command_, name, ParseUint(Str(name), v));
+  return Named(name, ParseUint(Str(name), v));
 }
 Status Flags::Bytes(const std::string& name, uint64_t* v) const {
-  return Named(command_, name, ParseBytes(Str(name), v));
+  return Named(name, ParseBytes(Str(name), v));
 }
 Status Flags::Double(const std::string& name, double* v) const {
-  return Named(command_, name, ParseDouble(Str(name), v));
+  return Named(name, ParseDouble(Str(name), v));
 }
 Status Flags::Bool(const std::string& name, bool* v) const {
   std::string s = Str(name);
   if (s == "true" || s == "1" || s == "yes") { *v = true; return Status::OK(); }
   if (s == "false" || s == "0" || s == "no") { *v = false; return Status::OK(); }
-  return Status::InvalidArgument("zonekv " + command_ + ": --" + name + ": '" + s +
-                                 "' is not a boolean (true/false)");
+  return Status::InvalidArgument("--" + name + ": '" + s + "' is not a boolean (true/false)");
 }
 
 std::map<std::string, std::string> Flags::Effective() const {

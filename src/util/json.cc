@@ -20,6 +20,14 @@ Json& Json::operator[](const std::string& key) {
   return members_.back().second;
 }
 
+const Json* Json::Find(const std::string& key) const {
+  if (type_ != Type::kObject) return nullptr;
+  for (const auto& [k, v] : members_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
 Json& Json::Push(Json value) {
   type_ = Type::kArray;
   items_.push_back(std::move(value));

@@ -26,4 +26,16 @@ TEST(JsonTest, SetReplacesExistingKey) {
   EXPECT_EQ(j.Dump(), "{\"k\":2}");
 }
 
+TEST(JsonTest, FindReadsMembersBack) {
+  Json j = Json::Object();
+  j.Set("n", 2.5).Set("s", "text").Set("o", Json::Object().Set("inner", 7));
+  ASSERT_NE(j.Find("n"), nullptr);
+  EXPECT_EQ(j.Find("n")->number(), 2.5);
+  EXPECT_EQ(j.Find("s")->str(), "text");
+  EXPECT_EQ(j.Find("s")->number(), 0);
+  EXPECT_EQ(j.Find("o")->Find("inner")->number(), 7);
+  EXPECT_EQ(j.Find("missing"), nullptr);
+  EXPECT_EQ(j.Find("n")->Find("x"), nullptr);
+}
+
 }  // namespace zonekv

@@ -1,0 +1,260 @@
+// The external compactor: leveled compaction picked by zonekv, run by RocksDB.
+//
+// RocksDB runs with compaction_style = kCompactionStyleNone, so it never
+// schedules a compaction of its own, yet it still applies the L0 slowdown and
+// stop triggers to writers (only disable_auto_compactions lifts them; see
+// tests/compaction/stall_test.cc; the pending-compaction-bytes stalls do
+// not apply, RocksDB estimates those bytes for leveled style only). A
+// Compactor wakes on flushes through an EventListener (and after each of its
+// own jobs: RocksDB notifies no listener of CompactFiles jobs), asks a
+// CompactionPicker what to compact on a read-only LsmView (plus, optionally,
+// the file system's zone layout) and runs the job with DB::CompactFiles on
+// its own threads. RocksDB has no trivial move through CompactFiles: a job
+// sica flags as one is rewritten, and Metrics counts what that costs.
+//
+// Pickers (one per file in src/compaction/, selected by name):
+//   sica  RocksDB's leveled picking: level scores, largest file first
+//         (option: RocksDB's min-overlapping-ratio order);
+//   zaca  among the groups "one L(i) file + its overlapping L(i+1) files" of
+//         the level sica would compact, the group with the highest S_same;
+//   acc   sica when the free-space ratio is above the turning point or the
+//         level is L0/L1 (the level constraint, switchable), zaca otherwise.
+//
+// Cross-layer hint (downward): before a job writes, the compactor calls
+// CompactorOptions::on_job_start with the job's output level, key range,
+// input files and the level scores, so that a zone allocator (CAZA) can place
+// the job's outputs. RocksDB itself tells a file system little here: it calls
+// no OnCompactionBegin for CompactFiles jobs, and it sets no write-lifetime
+// hint on SSTs of a non-leveled compaction style.
+//
+// Keys are user keys ordered bytewise (RocksDB's default comparator); the
+// compactor refuses any other comparator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zonekv/fs_policy.h"
+#include "zonekv/json.h"
+#include "zonekv/status.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+struct ColumnFamilyMetaData;
+struct Options;
+}  // namespace rocksdb
+
+namespace zonekv {
+
+// ---- The read-only LSM view pickers decide on -------------------------------
+
+struct SstFileView {
+  uint64_t number = 0;             // RocksDB file number (000123.sst -> 123)
+  uint64_t size_bytes = 0;
+  std::string smallest_key;        // user keys, inclusive
+  std::string largest_key;
+  uint64_t smallest_seqno = 0;
+  uint64_t largest_seqno = 0;
+  bool being_compacted = false;    // by RocksDB, or reserved by a running job
+};
+
+// A key range [smallest, largest] (user keys, inclusive) being written into
+// `level` by a running job; pickers must not produce an overlapping job for
+// the same output level.
+struct RunningOutput {
+  int level = 0;
+  std::string smallest_key;
+  std::string largest_key;
+};
+
+struct LsmView {
+  // levels[0]: L0 files, newest first (descending largest_seqno).
+  // levels[n >= 1]: sorted by smallest_key, non-overlapping.
+  std::vector<std::vector<SstFileView>> levels;
+  std::vector<RunningOutput> running;
+
+  // Level targets (static, as RocksDB's level_compaction_dynamic_level_bytes=false).
+  int level0_file_num_compaction_trigger = 4;
+  uint64_t max_bytes_for_level_base = 256ull << 20;
+  double max_bytes_for_level_multiplier = 10;
+  // Cap on a job's bytes when widening its inputs (RocksDB's option; 0 there
+  // means 25 * target_file_size_base).
+  uint64_t max_compaction_bytes = UINT64_MAX;
+
+  int num_levels() const { return static_cast<int>(levels.size()); }
+  // max_bytes_for_level_base * multiplier^(level-1), in bytes. REQUIRES: level >= 1.
+  uint64_t TargetBytes(int level) const;
+  uint64_t LevelBytes(int level) const;  // sum of size_bytes
+};
+
+// Converts RocksDB's metadata into an LsmView (being_compacted as RocksDB says).
+LsmView LsmViewFromMetaData(const rocksdb::ColumnFamilyMetaData& meta, const rocksdb::Options& options);
+
+// RocksDB's leveled score per level, S_level (index = level; the last level
+// scores 0):
+//   L0: max(files not being compacted / level0_file_num_compaction_trigger,
+//           bytes not being compacted / max_bytes_for_level_base);
+//   Ln: bytes not being compacted / TargetBytes(n).
+// File sizes are raw, not RocksDB's deletion-compensated sizes. This is what
+// FsView::level_scores wants for CAZA.
+std::vector<double> LevelScores(const LsmView& view);
+
+// ---- Zone layout (upward hint from the file system) -------------------------
+
+// Where each SST file's bytes are, derived from FsView::files with
+// hints.kind == kSst and hints.number set.
+struct ZoneLayout {
+  std::map<uint64_t, std::map<uint32_t, uint64_t>> sst_zones;  // file number -> zone -> bytes
+  double free_ratio = 1.0;                                     // FsView::free_ratio()
+
+  static ZoneLayout FromFsView(const FsView& view);
+  // The file's bytes per zone; nullptr if the file system does not know it.
+  const std::map<uint32_t, uint64_t>* Find(uint64_t number) const;
+};
+
+// S_same = sum_m S_m^2 / (sum_m S_m)^2, S_m = the files' bytes in zone m
+// (paper eq. 1), in (0, 1]; 1 = all in one zone. A file missing from the
+// layout counts as one zone of its own (size_bytes), the pessimistic case.
+// Returns 0 for no bytes.
+double SameZoneScore(const std::vector<const SstFileView*>& files, const ZoneLayout& layout);
+
+// S_inval after a compaction: the mean, over the zones that held bytes of the
+// victims (`before`), of the zone's invalid bytes / capacity in `after`. A
+// zone reset since (written_bytes == 0 or reset_count grew) counts as 1.
+// Returns 0 if the victims held no known bytes.
+double InvalidScore(const std::vector<uint64_t>& victims, const ZoneLayout& before,
+                    const FsView& before_view, const FsView& after_view);
+
+// ---- Pickers ----------------------------------------------------------------
+
+// A compaction job: inputs from input_level and output_level, written to output_level.
+struct CompactionPick {
+  int input_level = 0;
+  int output_level = 1;
+  std::vector<uint64_t> input_files;    // file numbers in input_level
+  std::vector<uint64_t> output_files;   // overlapping file numbers in output_level
+  std::string smallest_key;             // union of all inputs' ranges
+  std::string largest_key;
+  uint64_t input_bytes = 0;             // all inputs
+  double score = 0;                     // the input level's score (>= 1)
+  // RocksDB would move the file instead of rewriting it (one input file, no
+  // overlap in the output level). CompactFiles has no move: it rewrites.
+  bool trivial_move = false;
+  const char* picked_by = "";           // "sica" or "zaca"
+};
+
+struct PickerOptions {
+  // sica's order within a level: "largest" (the paper: largest file first,
+  // ties by fewest overlapping next-level bytes) or "min-overlap" (RocksDB's
+  // kMinOverlappingRatio: overlapping next-level bytes / file size, ascending).
+  std::string sica_order = "largest";
+  double acc_turning_point = 0.25;  // acc: zaca only when free ratio < this (fraction)
+  bool acc_level_constraint = true; // acc: never zaca for L0/L1 inputs
+
+  // Sets a knob by its command-line name: "sica_order", "acc_turning_point"
+  // (percent of free space, 0..100, as the paper states it),
+  // "acc_level_constraint" (true/false).
+  Status Set(const std::string& key, const std::string& value);
+  Status Validate() const;
+  Json ToJson() const;
+};
+
+class CompactionPicker {
+ public:
+  virtual ~CompactionPicker() = default;
+  virtual const char* name() const = 0;
+  // Whether the picker needs a zone layout for every call.
+  virtual bool needs_layout() const = 0;
+  // A job on `view`, or false if no level needs compaction or every candidate
+  // conflicts with a running job. `layout` may be null unless needs_layout().
+  virtual bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) = 0;
+};
+
+// name: sica | zaca | acc.
+Status MakeCompactionPicker(const std::string& name, const PickerOptions& opts,
+                            std::unique_ptr<CompactionPicker>* out);
+
+// ---- The compactor ------------------------------------------------------------
+
+// What a job is about to write (the cross-layer hint for CAZA).
+struct CompactionJobHint {
+  uint64_t job_id = 0;               // the compactor's own id, 1, 2, ...
+  int input_level = 0;
+  int output_level = 1;
+  std::string smallest_key;          // key range of all inputs; the outputs lie within it
+  std::string largest_key;
+  std::vector<uint64_t> input_files; // file numbers, both levels
+  std::vector<double> level_scores;  // LevelScores() when the job was picked (S_level for CAZA)
+};
+
+struct CompactorOptions {
+  std::string picker = "sica";
+  PickerOptions picker_options;
+  // Background threads; 0 = RocksDB's compaction slots for the DB's options:
+  // max_background_compactions if > 0, else max(1, jobs - max(1, jobs / 4))
+  // with jobs = max_background_jobs.
+  int threads = 0;
+  // Passed to CompactionOptions::max_subcompactions; 0 = the DB's option.
+  // RocksDB 7.8 forms subcompactions only for kCompactionStyleLevel and
+  // Universal, so under kCompactionStyleNone every job runs as one
+  // (Metrics counts OnSubcompactionBegin calls to show it).
+  uint32_t max_subcompactions = 0;
+
+  // Snapshot of the file system's zones and files; required by zaca and acc,
+  // optional for sica (enables S_same/S_inval metrics). Called on compactor
+  // threads before each pick (with the compactor's picking lock held) and
+  // after each job; must not call into the compactor.
+  std::function<Status(FsView* out)> layout;
+
+  // Called on the compactor thread that then calls CompactFiles, before any
+  // output is written; RocksDB writes a CompactFiles job's outputs from the
+  // calling thread (no subcompactions, see above), so a file system may
+  // attribute new SST files created on that thread to this job until
+  // on_job_end. Must not block for long; must not call into the compactor.
+  std::function<void(const CompactionJobHint&)> on_job_start;
+  std::function<void(uint64_t job_id, const Status& result)> on_job_end;
+};
+
+// Runs compactions for one column family of an open DB.
+//
+// Usage:
+//   std::shared_ptr<Compactor::ListenerSlot> slot;
+//   Compactor::PrepareOptions(&options, &slot);         // before DB::Open
+//   DB::Open(options, path, &db);
+//   std::unique_ptr<Compactor> c;
+//   Compactor::Start(db, db->DefaultColumnFamily(), copts, slot, &c);
+//   ... c->Stop(); delete db;
+//
+// Because listeners must be registered before DB::Open, PrepareOptions adds
+// the compactor's listener to the options; Start binds it to the DB.
+class Compactor {
+ public:
+  virtual ~Compactor() = default;
+
+  // Sets compaction_style = kCompactionStyleNone and adds the listener that
+  // wakes the compactor. Returns InvalidArgument for a non-bytewise comparator.
+  // *slot receives the binding to hand to Start.
+  class ListenerSlot;
+  static Status PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot);
+
+  // Starts the background threads. `db` and `cf` must outlive the compactor;
+  // call Stop (or destroy the compactor) before closing the DB.
+  static Status Start(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const CompactorOptions& options,
+                      std::shared_ptr<ListenerSlot> slot, std::unique_ptr<Compactor>* out);
+
+  // Waits until no job runs and the picker finds nothing to do, or until
+  // timeout_ms passes (then Busy). Returns the first job error, if any.
+  virtual Status WaitUntilIdle(uint64_t timeout_ms) = 0;
+  // Lets running jobs finish, then joins the threads. Idempotent.
+  virtual void Stop() = 0;
+  // {picker, picker_options, threads, max_subcompactions, metrics: {...}};
+  // the metric names are listed in src/compaction/compaction_metrics.h.
+  virtual Json Metrics() const = 0;
+};
+
+}  // namespace zonekv

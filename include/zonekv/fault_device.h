@@ -1,0 +1,86 @@
+// FaultDevice: a ZonedDevice wrapper that injects failures, for tests.
+//
+// Two kinds of fault:
+//  - I/O errors: FailNth(op, n) makes the n-th following command of that
+//    kind fail with IOError without reaching the wrapped device (so it
+//    changes nothing); with `and_after`, every later one fails too.
+//  - Power loss with a volatile write cache: when the cache is on, a write
+//    is acknowledged at once but becomes durable only at the next Flush().
+//    FINISH and RESET are durable when they complete (and make the zone's
+//    earlier writes durable too). SimulatePowerLoss() then drops every write
+//    that was not durable: each zone's write pointer goes back to its last
+//    durable point (the data up to it is kept), and open zones become closed
+//    (or empty), as after a power cycle.
+//
+// Rolling a zone back is done on the wrapped device by reading the durable
+// prefix, resetting the zone and rewriting the prefix. ReportZones hides the
+// extra resets from the reset counts; counters() is the wrapped device's and
+// includes that traffic.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "zonekv/zoned_device.h"
+
+namespace zonekv {
+
+class FaultDevice final : public ZonedDevice {
+ public:
+  enum class Op { kRead = 0, kWrite = 1, kReset = 2 };  // kWrite covers Write and Append
+
+  explicit FaultDevice(std::unique_ptr<ZonedDevice> base);
+
+  ZonedDevice* base() const { return base_.get(); }
+
+  // The n-th (1-based, counted from this call) command of kind `op` fails;
+  // with `and_after`, so does every later one. n == 0 clears the fault.
+  void FailNth(Op op, uint64_t n, bool and_after = false);
+  void ClearFaults();
+  // Commands of kind `op` issued so far (failed ones included).
+  uint64_t issued(Op op) const;
+
+  // Turns the volatile write cache on or off. Turning it off makes
+  // everything written so far durable.
+  void SetVolatileCache(bool on);
+  // Drops all writes that are not durable (see above). IOError if the wrapped
+  // device fails while zones are rolled back.
+  // REQUIRES: no other command is in flight on this device.
+  Status SimulatePowerLoss();
+
+  const DeviceGeometry& geometry() const override { return base_->geometry(); }
+  std::string name() const override { return "fault(" + base_->name() + ")"; }
+  Status ReportZones(uint32_t first, uint32_t count, std::vector<ZoneInfo>* zones) override;
+  Status Read(uint64_t offset_bytes, size_t n_bytes, char* buf) override;
+  Status Write(uint64_t offset_bytes, const char* data, size_t n_bytes) override;
+  Status Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) override;
+  Status OpenZone(uint32_t zone) override { return base_->OpenZone(zone); }
+  Status CloseZone(uint32_t zone) override { return base_->CloseZone(zone); }
+  Status FinishZone(uint32_t zone) override;
+  Status ResetZone(uint32_t zone) override;
+  Status Flush() override;
+  DeviceCounters counters() const override { return base_->counters(); }
+
+ private:
+  struct Fault {
+    uint64_t fail_at = 0;  // absolute command number; 0 = none
+    bool and_after = false;
+  };
+  // Counts one command of kind `op`; IOError if it is to fail.
+  Status Inject(Op op, const std::string& what);
+  // Records the durable write pointer of `zone` after a successful command.
+  void MarkWritten(uint32_t zone);
+  void MarkDurable(uint32_t zone);
+
+  std::unique_ptr<ZonedDevice> base_;
+  mutable std::mutex mu_;
+  uint64_t issued_[3] = {0, 0, 0};   // GUARDED_BY(mu_)
+  Fault faults_[3];                  // GUARDED_BY(mu_)
+  bool volatile_cache_ = false;      // GUARDED_BY(mu_)
+  std::vector<uint64_t> durable_wp_;     // GUARDED_BY(mu_); absolute bytes
+  std::vector<uint64_t> hidden_resets_;  // GUARDED_BY(mu_); resets done by rollbacks
+};
+
+}  // namespace zonekv

@@ -1,0 +1,354 @@
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <time.h>
+
+#include <rocksdb/comparator.h>
+#include <rocksdb/db.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+
+#include "compaction_metrics.h"
+#include "compactor_listener.h"
+#include "zonekv/compactor.h"
+
+namespace zonekv {
+
+namespace {
+
+constexpr int kMaxThreads = 64;
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// CPU time of the calling thread: a picker's cost, unaffected by how busy
+// the machine is.
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// RocksDB's compaction slots for these options (its documented derivation of
+// max_background_compactions from max_background_jobs when the former is -1).
+int DefaultThreads(const rocksdb::Options& o) {
+  if (o.max_background_compactions > 0) return o.max_background_compactions;
+  int jobs = std::max(1, o.max_background_jobs);
+  return std::max(1, jobs - std::max(1, jobs / 4));
+}
+
+// target_file_size_base * target_file_size_multiplier^(level-1), bytes.
+uint64_t TargetFileBytes(const rocksdb::Options& o, int level) {
+  double bytes = static_cast<double>(o.target_file_size_base);
+  for (int l = 1; l < level; ++l) bytes *= std::max(1, o.target_file_size_multiplier);
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+struct Job {
+  uint64_t id = 0;
+  CompactionPick pick;
+  bool have_layout = false;
+  FsView before;          // the file system when the job was picked
+  ZoneLayout layout;      // derived from `before`
+  double s_same = -1;
+  std::vector<double> level_scores;
+};
+
+class CompactorImpl : public Compactor, public CompactorEvents {
+ public:
+  CompactorImpl(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const CompactorOptions& opts,
+                rocksdb::Options db_options, std::unique_ptr<CompactionPicker> picker,
+                std::shared_ptr<ListenerSlot> slot)
+      : db_(db), cf_(cf), opts_(opts), db_options_(std::move(db_options)), picker_(std::move(picker)),
+        slot_(std::move(slot)) {}
+
+  ~CompactorImpl() override { Stop(); }
+
+  void Launch(int threads) {
+    slot_->Bind(this);
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  }
+
+  void Wake() override {
+    std::lock_guard<std::mutex> l(mu_);
+    ++generation_;
+    cv_.notify_all();
+  }
+
+  void CountSubcompaction() override { metrics_.AddSubcompaction(); }
+
+  Status WaitUntilIdle(uint64_t timeout_ms) override {
+    std::unique_lock<std::mutex> l(mu_);
+    ++generation_;  // look again, whatever happened before this call
+    cv_.notify_all();
+    bool idle = cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] {
+      return stopped_ || (running_ == 0 && idle_generation_ == generation_ && idle_threads_ == threads_.size());
+    });
+    if (!first_error_.ok()) return first_error_;
+    if (!idle) {
+      return Status::Busy("compactor still busy after " + std::to_string(timeout_ms) + " ms (" +
+                          std::to_string(running_) + " jobs running)");
+    }
+    return Status::OK();
+  }
+
+  void Stop() override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopped_) return;
+      stopped_ = true;
+      cv_.notify_all();
+    }
+    for (std::thread& t : threads_) t.join();
+    slot_->Bind(nullptr);
+  }
+
+  Json Metrics() const override {
+    Json j = metrics_.ToJson();
+    Json out = Json::Object();
+    out.Set("picker", picker_->name())
+        .Set("picker_options", opts_.picker_options.ToJson())
+        .Set("threads", static_cast<uint64_t>(threads_.size()))
+        .Set("max_subcompactions", opts_.max_subcompactions);
+    out.Set("metrics", std::move(j));
+    return out;
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> l(mu_);
+    uint64_t seen = 0;     // the generation this thread last picked at
+    uint64_t counted = 0;  // the generation this thread last reported idle at
+    while (!stopped_) {
+      if (seen == generation_) {
+        if (counted != generation_) {
+          if (idle_generation_ != generation_) {
+            idle_generation_ = generation_;
+            idle_threads_ = 0;
+          }
+          ++idle_threads_;
+          counted = generation_;
+          cv_.notify_all();
+        }
+        cv_.wait(l);
+        continue;
+      }
+      seen = generation_;
+      Job job;
+      if (!PickLocked(&job)) continue;
+      Reserve(job, true);
+      ++running_;
+      l.unlock();
+      bool changed = RunJob(&job);
+      l.lock();
+      Reserve(job, false);
+      --running_;
+      if (changed) ++generation_;
+      cv_.notify_all();
+    }
+  }
+
+  // REQUIRES: mu_ held.
+  void Reserve(const Job& job, bool on) {
+    const CompactionPick& p = job.pick;
+    for (uint64_t n : p.input_files) on ? (void)reserved_.insert(n) : (void)reserved_.erase(n);
+    for (uint64_t n : p.output_files) on ? (void)reserved_.insert(n) : (void)reserved_.erase(n);
+    if (on) {
+      running_outputs_.push_back({job.id, {p.output_level, p.smallest_key, p.largest_key}});
+    } else {
+      running_outputs_.erase(std::remove_if(running_outputs_.begin(), running_outputs_.end(),
+                                            [&](const auto& r) { return r.first == job.id; }),
+                             running_outputs_.end());
+    }
+  }
+
+  // REQUIRES: mu_ held. Calls into the DB and the layout provider, which
+  // must not call back into the compactor.
+  bool PickLocked(Job* job) {
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(cf_, &meta);
+    LsmView view = LsmViewFromMetaData(meta, db_options_);
+    for (auto& level : view.levels) {
+      for (SstFileView& f : level) f.being_compacted = f.being_compacted || reserved_.count(f.number) > 0;
+    }
+    for (const auto& r : running_outputs_) view.running.push_back(r.second);
+
+    if (opts_.layout) {
+      Status s = opts_.layout(&job->before);
+      if (s.ok()) {
+        job->layout = ZoneLayout::FromFsView(job->before);
+        job->have_layout = true;
+      } else if (picker_->needs_layout()) {
+        Fail(Status::IOError("compaction picker " + std::string(picker_->name()) +
+                             " needs the zone layout, but the layout provider failed: " + s.ToString()));
+        return false;
+      }
+    }
+
+    uint64_t t0 = ThreadCpuNs();
+    bool picked = picker_->Pick(view, job->have_layout ? &job->layout : nullptr, &job->pick);
+    metrics_.AddPickTime(ThreadCpuNs() - t0);
+    if (!picked) return false;
+    job->id = ++next_job_id_;
+    job->level_scores = LevelScores(view);
+    if (job->have_layout) {
+      std::vector<const SstFileView*> files;
+      std::set<uint64_t> numbers(job->pick.input_files.begin(), job->pick.input_files.end());
+      numbers.insert(job->pick.output_files.begin(), job->pick.output_files.end());
+      for (const auto& level : view.levels) {
+        for (const SstFileView& f : level) {
+          if (numbers.count(f.number) > 0) files.push_back(&f);
+        }
+      }
+      job->s_same = SameZoneScore(files, job->layout);
+    }
+    return true;
+  }
+
+  // Runs one job; true if the LSM changed.
+  bool RunJob(Job* job) {
+    const CompactionPick& p = job->pick;
+    CompactionJobHint hint;
+    hint.job_id = job->id;
+    hint.input_level = p.input_level;
+    hint.output_level = p.output_level;
+    hint.smallest_key = p.smallest_key;
+    hint.largest_key = p.largest_key;
+    hint.input_files = p.input_files;
+    hint.input_files.insert(hint.input_files.end(), p.output_files.begin(), p.output_files.end());
+    hint.level_scores = job->level_scores;
+    if (opts_.on_job_start) opts_.on_job_start(hint);
+
+    std::vector<std::string> names;
+    for (uint64_t n : hint.input_files) names.push_back(std::to_string(n) + ".sst");
+    rocksdb::CompactionOptions co;
+    co.compression = rocksdb::kDisableCompressionOption;  // the column family's own choice
+    co.output_file_size_limit = TargetFileBytes(db_options_, p.output_level);
+    co.max_subcompactions = opts_.max_subcompactions;
+    rocksdb::CompactionJobInfo info;
+    uint64_t t0 = NowNs();
+    rocksdb::Status rs = db_->CompactFiles(co, cf_, names, p.output_level, -1, nullptr, &info);
+    uint64_t elapsed_us = (NowNs() - t0) / 1000;
+
+    Status result;
+    if (rs.IsAborted()) {
+      // Another compaction holds a file RocksDB added to the inputs; the job
+      // is picked again after the next change.
+      result = Status::Busy("compaction job " + std::to_string(job->id) + ": " + rs.ToString());
+      metrics_.AddAborted();
+    } else if (!rs.ok()) {
+      result = Status::IOError("compaction job " + std::to_string(job->id) + " (L" + std::to_string(p.input_level) +
+                               " -> L" + std::to_string(p.output_level) + "): " + rs.ToString());
+      metrics_.AddFailed();
+      Fail(result);
+    }
+    if (opts_.on_job_end) opts_.on_job_end(job->id, result);
+    if (!rs.ok()) return false;
+
+    JobRecord r;
+    r.job_id = job->id;
+    r.input_level = p.input_level;
+    r.output_level = p.output_level;
+    r.input_files = hint.input_files.size();
+    r.bytes_read = info.stats.total_input_bytes;
+    r.bytes_written = info.stats.total_output_bytes;
+    r.time_us = elapsed_us;
+    r.trivial_move = p.trivial_move;
+    r.picked_by = p.picked_by;
+    if (job->have_layout) {
+      r.s_same = job->s_same;
+      FsView after;
+      if (opts_.layout(&after).ok()) r.s_inval = InvalidScore(hint.input_files, job->layout, job->before, after);
+    }
+    metrics_.AddJob(r);
+    return true;
+  }
+
+  void Fail(const Status& s) {
+    std::lock_guard<std::mutex> l(error_mu_);
+    if (first_error_.ok()) first_error_ = s;
+  }
+
+  rocksdb::DB* const db_;
+  rocksdb::ColumnFamilyHandle* const cf_;
+  const CompactorOptions opts_;
+  const rocksdb::Options db_options_;
+  const std::unique_ptr<CompactionPicker> picker_;
+  const std::shared_ptr<ListenerSlot> slot_;
+  CompactionMetrics metrics_;
+  std::vector<std::thread> threads_;  // written only by Launch, before any thread runs
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;                // GUARDED_BY(mu_)
+  uint64_t generation_ = 1;             // GUARDED_BY(mu_); bumped on every LSM change
+  uint64_t idle_generation_ = 0;        // GUARDED_BY(mu_)
+  size_t idle_threads_ = 0;             // GUARDED_BY(mu_); threads idle at idle_generation_
+  size_t running_ = 0;                  // GUARDED_BY(mu_)
+  uint64_t next_job_id_ = 0;            // GUARDED_BY(mu_)
+  std::set<uint64_t> reserved_;         // GUARDED_BY(mu_); inputs of running jobs
+  std::vector<std::pair<uint64_t, RunningOutput>> running_outputs_;  // GUARDED_BY(mu_); by job id
+
+  std::mutex error_mu_;                 // taken with or without mu_; never takes mu_
+  Status first_error_;                  // GUARDED_BY(error_mu_)
+};
+
+}  // namespace
+
+Status Compactor::PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot) {
+  if (options->comparator != rocksdb::BytewiseComparator()) {
+    return Status::InvalidArgument(std::string("the external compactor orders keys bytewise; the DB uses comparator '") +
+                                   options->comparator->Name() + "'");
+  }
+  options->compaction_style = rocksdb::kCompactionStyleNone;
+  *slot = std::make_shared<ListenerSlot>();
+  options->listeners.push_back(*slot);
+  return Status::OK();
+}
+
+Status Compactor::Start(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const CompactorOptions& options,
+                        std::shared_ptr<ListenerSlot> slot, std::unique_ptr<Compactor>* out) {
+  if (db == nullptr || cf == nullptr) return Status::InvalidArgument("Compactor::Start needs an open DB and a column family");
+  if (slot == nullptr) {
+    return Status::InvalidArgument("no listener slot: call Compactor::PrepareOptions on the options before DB::Open");
+  }
+  rocksdb::Options db_options = db->GetOptions(cf);
+  if (db_options.compaction_style != rocksdb::kCompactionStyleNone) {
+    return Status::InvalidArgument("column family '" + cf->GetName() +
+                                   "' does not use compaction_style=kCompactionStyleNone, so RocksDB would compact it "
+                                   "too; call Compactor::PrepareOptions before DB::Open");
+  }
+  if (db_options.comparator != rocksdb::BytewiseComparator()) {
+    return Status::InvalidArgument("the external compactor orders keys bytewise; column family '" + cf->GetName() +
+                                   "' uses comparator '" + db_options.comparator->Name() + "'");
+  }
+  if (db_options.num_levels < 2) {
+    return Status::InvalidArgument("the external compactor needs num_levels >= 2, got " +
+                                   std::to_string(db_options.num_levels));
+  }
+  if (options.threads < 0 || options.threads > kMaxThreads) {
+    return Status::InvalidArgument("compactor threads=" + std::to_string(options.threads) + " is not in [0, " +
+                                   std::to_string(kMaxThreads) + "] (0 = from max_background_compactions)");
+  }
+  std::unique_ptr<CompactionPicker> picker;
+  ZONEKV_RETURN_IF_ERROR(MakeCompactionPicker(options.picker, options.picker_options, &picker));
+  if (picker->needs_layout() && !options.layout) {
+    return Status::InvalidArgument("compaction picker " + options.picker +
+                                   " needs the file system's zone layout: set CompactorOptions::layout "
+                                   "(run it on the zoned file system), or use picker sica");
+  }
+  int threads = options.threads > 0 ? options.threads : DefaultThreads(db_options);
+  auto impl = std::make_unique<CompactorImpl>(db, cf, options, std::move(db_options), std::move(picker), std::move(slot));
+  impl->Launch(threads);
+  *out = std::move(impl);
+  return Status::OK();
+}
+
+}  // namespace zonekv

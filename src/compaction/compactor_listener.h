@@ -1,0 +1,38 @@
+// The EventListener that wakes a compactor. It is created before DB::Open
+// (RocksDB takes listeners only through Options) and bound to the compactor
+// once it starts; events before binding or after unbinding are dropped.
+#pragma once
+
+#include <mutex>
+
+#include <rocksdb/listener.h>
+
+#include "zonekv/compactor.h"
+
+namespace zonekv {
+
+// What the listener tells the compactor. Called on RocksDB threads that hold
+// no DB mutex; implementations take only their own locks.
+class CompactorEvents {
+ public:
+  virtual ~CompactorEvents() = default;
+  virtual void Wake() = 0;                 // the LSM changed: pick again
+  virtual void CountSubcompaction() = 0;
+};
+
+class Compactor::ListenerSlot : public rocksdb::EventListener {
+ public:
+  const char* Name() const override { return "zonekv.Compactor"; }
+  // target may be null (unbind). Waits for callbacks in flight to finish.
+  void Bind(CompactorEvents* target);
+
+  void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;
+  void OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
+  void OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) override;
+
+ private:
+  std::mutex mu_;
+  CompactorEvents* target_ = nullptr;  // GUARDED_BY(mu_)
+};
+
+}  // namespace zonekv

@@ -1,0 +1,48 @@
+// acc: the paper's Adaptive Compaction Controller (section V-B, Pseudocode 1).
+// sica while free space is plentiful or for L0/L1 inputs; zaca otherwise.
+// Deviation: the paper runs SICA when free_ratio > turning_point, i.e. ZACA at
+// equality; we run zaca only when free_ratio < turning_point so that a
+// turning point of 0 never runs zaca, as the paper's evaluation states.
+#include "picker_common.h"
+#include "pickers.h"
+
+namespace zonekv {
+
+namespace {
+
+class AccPicker : public CompactionPicker {
+ public:
+  AccPicker(bool min_overlap, double turning_point, bool level_constraint)
+      : min_overlap_(min_overlap), turning_point_(turning_point), level_constraint_(level_constraint) {}
+  const char* name() const override { return "acc"; }
+  bool needs_layout() const override { return true; }
+  bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) override {
+    bool short_of_space = layout != nullptr && layout->free_ratio < turning_point_;
+    bool used_zaca = false;
+    bool picked = PickLeveled(
+        view,
+        [&](int level, const std::vector<CandidateGroup>& groups) {
+          if (short_of_space && (!level_constraint_ || level >= 2)) {
+            used_zaca = true;
+            return ChooseZaca(groups, *layout, min_overlap_);
+          }
+          return ChooseSica(groups, min_overlap_);
+        },
+        "sica", out);
+    if (picked && used_zaca) out->picked_by = "zaca";
+    return picked;
+  }
+
+ private:
+  const bool min_overlap_;
+  const double turning_point_;
+  const bool level_constraint_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, double turning_point, bool level_constraint) {
+  return std::make_unique<AccPicker>(min_overlap, turning_point, level_constraint);
+}
+
+}  // namespace zonekv

@@ -1,0 +1,36 @@
+// zaca: in the level sica would compact, the candidate group with the highest
+// S_same (the paper's ZACA, section V-A). Without a layout every group scores
+// as if each file sat in a zone of its own, so the choice degrades to the
+// group spread over the fewest, largest files; the compactor never runs zaca
+// without a layout (needs_layout).
+#include "picker_common.h"
+#include "pickers.h"
+
+namespace zonekv {
+
+namespace {
+
+class ZacaPicker : public CompactionPicker {
+ public:
+  explicit ZacaPicker(bool min_overlap) : min_overlap_(min_overlap) {}
+  const char* name() const override { return "zaca"; }
+  bool needs_layout() const override { return true; }
+  bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) override {
+    const ZoneLayout empty;
+    const ZoneLayout& l = layout != nullptr ? *layout : empty;
+    return PickLeveled(
+        view, [&](int, const std::vector<CandidateGroup>& groups) { return ChooseZaca(groups, l, min_overlap_); },
+        "zaca", out);
+  }
+
+ private:
+  const bool min_overlap_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap) {
+  return std::make_unique<ZacaPicker>(min_overlap);
+}
+
+}  // namespace zonekv

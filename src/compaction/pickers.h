@@ -1,0 +1,17 @@
+// Constructors of the individual compaction pickers, exposed for unit tests.
+// Users select pickers by name through MakeCompactionPicker (zonekv/compactor.h).
+#pragma once
+
+#include <memory>
+
+#include "zonekv/compactor.h"
+
+namespace zonekv {
+
+std::unique_ptr<CompactionPicker> NewSicaPicker(bool min_overlap);
+std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap);
+// zaca when layout->free_ratio < turning_point and (level >= 2 or
+// !level_constraint); sica otherwise.
+std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, double turning_point, bool level_constraint);
+
+}  // namespace zonekv

@@ -1,0 +1,161 @@
+#include "zonekv/fault_device.h"
+
+namespace zonekv {
+
+namespace {
+const char* OpName(FaultDevice::Op op) {
+  switch (op) {
+    case FaultDevice::Op::kRead: return "read";
+    case FaultDevice::Op::kWrite: return "write";
+    case FaultDevice::Op::kReset: return "reset";
+  }
+  return "?";
+}
+}  // namespace
+
+FaultDevice::FaultDevice(std::unique_ptr<ZonedDevice> base)
+    : base_(std::move(base)), durable_wp_(base_->geometry().nr_zones), hidden_resets_(base_->geometry().nr_zones) {
+  std::vector<ZoneInfo> zones;
+  if (base_->ReportZones(0, base_->geometry().nr_zones, &zones).ok()) {
+    for (const ZoneInfo& z : zones) durable_wp_[z.id] = z.wp_bytes;
+  }
+}
+
+void FaultDevice::FailNth(Op op, uint64_t n, bool and_after) {
+  std::lock_guard<std::mutex> l(mu_);
+  Fault& f = faults_[static_cast<int>(op)];
+  f.fail_at = n == 0 ? 0 : issued_[static_cast<int>(op)] + n;
+  f.and_after = and_after;
+}
+
+void FaultDevice::ClearFaults() {
+  std::lock_guard<std::mutex> l(mu_);
+  for (Fault& f : faults_) f = Fault();
+}
+
+uint64_t FaultDevice::issued(Op op) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return issued_[static_cast<int>(op)];
+}
+
+Status FaultDevice::Inject(Op op, const std::string& what) {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t n = ++issued_[static_cast<int>(op)];
+  const Fault& f = faults_[static_cast<int>(op)];
+  if (f.fail_at != 0 && (n == f.fail_at || (f.and_after && n > f.fail_at))) {
+    return Status::IOError("injected fault: " + std::string(OpName(op)) + " #" + std::to_string(n) + " (" + what +
+                           ") failed");
+  }
+  return Status::OK();
+}
+
+void FaultDevice::MarkWritten(uint32_t zone) {
+  ZoneInfo z;
+  if (!base_->ReportZone(zone, &z).ok()) return;
+  std::lock_guard<std::mutex> l(mu_);
+  if (!volatile_cache_) durable_wp_[zone] = z.wp_bytes;
+}
+
+void FaultDevice::MarkDurable(uint32_t zone) {
+  ZoneInfo z;
+  if (!base_->ReportZone(zone, &z).ok()) return;
+  std::lock_guard<std::mutex> l(mu_);
+  durable_wp_[zone] = z.wp_bytes;
+}
+
+void FaultDevice::SetVolatileCache(bool on) {
+  std::vector<ZoneInfo> zones;
+  Status s = base_->ReportZones(0, geometry().nr_zones, &zones);
+  std::lock_guard<std::mutex> l(mu_);
+  if (!on && s.ok()) {
+    for (const ZoneInfo& z : zones) durable_wp_[z.id] = z.wp_bytes;
+  }
+  volatile_cache_ = on;
+}
+
+Status FaultDevice::ReportZones(uint32_t first, uint32_t count, std::vector<ZoneInfo>* zones) {
+  size_t before = zones->size();
+  ZONEKV_RETURN_IF_ERROR(base_->ReportZones(first, count, zones));
+  std::lock_guard<std::mutex> l(mu_);
+  for (size_t i = before; i < zones->size(); i++) (*zones)[i].reset_count -= hidden_resets_[(*zones)[i].id];
+  return Status::OK();
+}
+
+Status FaultDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kRead, "offset " + std::to_string(offset_bytes)));
+  return base_->Read(offset_bytes, n_bytes, buf);
+}
+
+Status FaultDevice::Write(uint64_t offset_bytes, const char* data, size_t n_bytes) {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, "offset " + std::to_string(offset_bytes)));
+  ZONEKV_RETURN_IF_ERROR(base_->Write(offset_bytes, data, n_bytes));
+  MarkWritten(ZoneOf(offset_bytes));
+  return Status::OK();
+}
+
+Status FaultDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, "append to zone " + std::to_string(zone)));
+  ZONEKV_RETURN_IF_ERROR(base_->Append(zone, data, n_bytes, written_at_bytes));
+  MarkWritten(zone);
+  return Status::OK();
+}
+
+Status FaultDevice::FinishZone(uint32_t zone) {
+  ZONEKV_RETURN_IF_ERROR(base_->FinishZone(zone));
+  MarkDurable(zone);
+  return Status::OK();
+}
+
+Status FaultDevice::ResetZone(uint32_t zone) {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kReset, "zone " + std::to_string(zone)));
+  ZONEKV_RETURN_IF_ERROR(base_->ResetZone(zone));
+  MarkDurable(zone);
+  return Status::OK();
+}
+
+Status FaultDevice::Flush() {
+  std::vector<ZoneInfo> zones;
+  ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
+  ZONEKV_RETURN_IF_ERROR(base_->Flush());
+  std::lock_guard<std::mutex> l(mu_);
+  // Writes that completed before the flush started are durable now.
+  for (const ZoneInfo& z : zones) durable_wp_[z.id] = std::max(durable_wp_[z.id], z.wp_bytes);
+  return Status::OK();
+}
+
+Status FaultDevice::SimulatePowerLoss() {
+  std::vector<ZoneInfo> zones;
+  ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
+  std::vector<uint64_t> durable;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    durable = durable_wp_;
+  }
+  // Power cycle: open zones close first, so rollbacks find free resources.
+  for (const ZoneInfo& z : zones) {
+    if (IsOpen(z.state)) ZONEKV_RETURN_IF_ERROR(base_->CloseZone(z.id));
+  }
+  std::vector<char> prefix;
+  for (const ZoneInfo& z : zones) {
+    if (z.state == ZoneState::kReadOnly || z.state == ZoneState::kOffline) continue;
+    const uint64_t keep = durable[z.id] > z.start_bytes ? std::min(durable[z.id], z.wp_bytes) - z.start_bytes : 0;
+    if (z.start_bytes + keep == z.wp_bytes) continue;
+    prefix.resize(keep);
+    if (keep > 0) ZONEKV_RETURN_IF_ERROR(base_->Read(z.start_bytes, keep, prefix.data()));
+    ZONEKV_RETURN_IF_ERROR(base_->ResetZone(z.id));
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      hidden_resets_[z.id]++;
+    }
+    if (keep > 0) {
+      ZONEKV_RETURN_IF_ERROR(base_->Write(z.start_bytes, prefix.data(), keep));
+      ZONEKV_RETURN_IF_ERROR(base_->CloseZone(z.id));
+    }
+  }
+  ZONEKV_RETURN_IF_ERROR(base_->Flush());
+  std::lock_guard<std::mutex> l(mu_);
+  for (const ZoneInfo& z : zones) durable_wp_[z.id] = std::min(durable[z.id], z.wp_bytes);
+  return Status::OK();
+}
+
+}  // namespace zonekv

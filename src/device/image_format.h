@@ -1,0 +1,49 @@
+// On-disk layout of an emulated ZNS SSD image (format version 1).
+//
+// All integers are little-endian.
+//
+//   [0, 4096)            header
+//     0   char[8]  magic "ZKVIMAGE"
+//     8   u32      format version (1)
+//     12  u32      block_size
+//     16  u64      zone_size_bytes
+//     24  u64      zone_capacity_bytes
+//     32  u32      nr_zones
+//     36  u32      max_open_zones (0 = unlimited)
+//     40  u32      max_active_zones (0 = unlimited)
+//     44  u32      reserved (0)
+//     48  u64      zone table offset (4096)
+//     56  u64      data offset
+//     64  u32      CRC-32C of bytes [0, 64)
+//   [4096, +32 * nr_zones)  zone table, one 32-byte entry per zone
+//     0   u64      write pointer, zone-relative bytes
+//     8   u64      reset count
+//     16  u8       state (ZoneState value; never an open state)
+//     17  u8[3]    reserved (0)
+//     20  u32      zone number (guards against misplaced entries)
+//     24  u32      CRC-32C of bytes [0, 24)
+//     28  u32      reserved (0)
+//   [data offset, + nr_zones * zone_capacity_bytes)  zone payload, zone z at
+//     data offset + z * zone_capacity_bytes; sparse (never-written and reset
+//     ranges are holes).
+//
+// Crash consistency: a write stores the payload, then rewrites the zone's
+// 32-byte entry (one pwrite within one page). An entry therefore never
+// points past data that was not written.
+#pragma once
+
+#include <cstdint>
+
+namespace zonekv {
+namespace image {
+
+constexpr char kMagic[8] = {'Z', 'K', 'V', 'I', 'M', 'A', 'G', 'E'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr uint64_t kHeaderBytes = 4096;
+constexpr uint64_t kHeaderChecksummedBytes = 64;
+constexpr uint64_t kEntryBytes = 32;
+constexpr uint64_t kEntryChecksummedBytes = 24;
+constexpr uint64_t kDataAlignment = 1 << 20;
+
+}  // namespace image
+}  // namespace zonekv

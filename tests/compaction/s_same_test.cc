@@ -1,0 +1,130 @@
+// S_same (paper eq. 1) and S_inval on the paper's worked examples
+// (Figures 2 and 3: zones of size 4, SSTables of size 1).
+#include <gtest/gtest.h>
+
+#include "lsm_builder.h"
+#include "zonekv/compactor.h"
+
+namespace zonekv {
+namespace {
+
+constexpr uint64_t kSst = 1 << 20;
+
+std::vector<const SstFileView*> Ptrs(const std::vector<SstFileView>& files) {
+  std::vector<const SstFileView*> out;
+  for (const auto& f : files) out.push_back(&f);
+  return out;
+}
+
+std::vector<SstFileView> ThreeFiles() {
+  std::vector<SstFileView> files(3);
+  for (uint64_t i = 0; i < 3; ++i) {
+    files[i].number = 10 + i;
+    files[i].size_bytes = kSst;
+  }
+  return files;
+}
+
+TEST(SameZoneScore, PaperFigure2ZoneAcrossIsOneThird) {
+  std::vector<SstFileView> files = ThreeFiles();
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst);
+  Place(&layout, 11, 1, kSst);
+  Place(&layout, 12, 2, kSst);
+  EXPECT_NEAR(SameZoneScore(Ptrs(files), layout), 0.33, 0.005);
+  EXPECT_DOUBLE_EQ(SameZoneScore(Ptrs(files), layout), 1.0 / 3);
+}
+
+TEST(SameZoneScore, PaperFigure3SameZoneIsOne) {
+  std::vector<SstFileView> files = ThreeFiles();
+  ZoneLayout layout;
+  for (uint64_t n = 10; n < 13; ++n) Place(&layout, n, 0, kSst);
+  EXPECT_DOUBLE_EQ(SameZoneScore(Ptrs(files), layout), 1.0);
+}
+
+TEST(SameZoneScore, FileSplitOverZonesAndUnknownFiles) {
+  std::vector<SstFileView> files = ThreeFiles();
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst / 2);
+  Place(&layout, 10, 1, kSst / 2);
+  std::vector<const SstFileView*> one = {&files[0]};
+  EXPECT_DOUBLE_EQ(SameZoneScore(one, layout), 0.5);
+  // File 11 is unknown to the layout: a zone of its own. (0.25+0.25+1)/4.
+  std::vector<const SstFileView*> two = {&files[0], &files[1]};
+  EXPECT_DOUBLE_EQ(SameZoneScore(two, layout), 1.5 / 4);
+  EXPECT_EQ(SameZoneScore({}, layout), 0);
+}
+
+// Zones of capacity 4 units, full, each holding 4 SSTables.
+FsView FullZones(int n) {
+  FsView v;
+  for (int i = 0; i < n; ++i) {
+    ZoneView z;
+    z.id = static_cast<uint32_t>(i);
+    z.state = ZoneState::kFull;
+    z.capacity_bytes = 4 * kSst;
+    z.written_bytes = 4 * kSst;
+    z.valid_bytes = 4 * kSst;
+    v.zones.push_back(z);
+  }
+  return v;
+}
+
+TEST(InvalidScore, PaperFigure2IsAQuarter) {
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst);
+  Place(&layout, 11, 1, kSst);
+  Place(&layout, 12, 2, kSst);
+  FsView before = FullZones(4);
+  FsView after = before;
+  for (int z = 0; z < 3; ++z) after.zones[z].valid_bytes -= kSst;
+  EXPECT_DOUBLE_EQ(InvalidScore({10, 11, 12}, layout, before, after), 0.25);
+}
+
+TEST(InvalidScore, PaperFigure3IsThreeQuarters) {
+  ZoneLayout layout;
+  for (uint64_t n = 10; n < 13; ++n) Place(&layout, n, 0, kSst);
+  FsView before = FullZones(4);
+  FsView after = before;
+  after.zones[0].valid_bytes -= 3 * kSst;
+  EXPECT_DOUBLE_EQ(InvalidScore({10, 11, 12}, layout, before, after), 0.75);
+}
+
+TEST(InvalidScore, ZoneResetSinceCountsAsFullyInvalid) {
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst);
+  Place(&layout, 11, 1, kSst);
+  FsView before = FullZones(2);
+  FsView after = before;
+  after.zones[0].written_bytes = after.zones[0].valid_bytes = 0;  // reset, still empty
+  after.zones[1].reset_count = 1;                                // reset and rewritten
+  EXPECT_DOUBLE_EQ(InvalidScore({10, 11}, layout, before, after), 1.0);
+  EXPECT_EQ(InvalidScore({99}, layout, before, after), 0);
+}
+
+TEST(ZoneLayout, TakesOnlyNumberedSstFilesFromTheFsView) {
+  FsView v = FullZones(2);
+  v.zones[1].state = ZoneState::kClosed;
+  v.zones[1].written_bytes = v.zones[1].valid_bytes = kSst;  // 3 units free of 5 in use
+  FileView sst;
+  sst.hints.kind = FileKind::kSst;
+  sst.hints.number = 7;
+  sst.bytes_per_zone = {{0, kSst}, {1, 2}};
+  FileView wal;
+  wal.hints.kind = FileKind::kWal;
+  wal.hints.number = 8;
+  wal.bytes_per_zone = {{0, 5}};
+  FileView unnumbered;
+  unnumbered.hints.kind = FileKind::kSst;
+  v.files = {sst, wal, unnumbered};
+  ZoneLayout layout = ZoneLayout::FromFsView(v);
+  ASSERT_EQ(layout.sst_zones.size(), 1u);
+  ASSERT_NE(layout.Find(7), nullptr);
+  EXPECT_EQ(layout.Find(7)->at(1), 2u);
+  EXPECT_EQ(layout.Find(8), nullptr);
+  EXPECT_DOUBLE_EQ(layout.free_ratio, v.free_ratio());
+  EXPECT_GT(layout.free_ratio, 0.0);
+}
+
+}  // namespace
+}  // namespace zonekv

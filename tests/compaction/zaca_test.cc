@@ -1,0 +1,88 @@
+// zaca on a hand-built LSM view and zone layout.
+#include <gtest/gtest.h>
+
+#include "lsm_builder.h"
+#include "picker_common.h"
+#include "pickers.h"
+
+namespace zonekv {
+namespace {
+
+// L1 (target 100) holds 130 bytes in three files; L2 below them.
+//   group A: 10 [a,c] 60 bytes + 20 [a,c]        spread over zones 0, 1, 2
+//   group B: 11 [d,f] 40 bytes + 21, 22 [d,f]    all in zone 5
+//   group C: 12 [g,i] 30 bytes + 23 [g,i]        half zone 3, half zone 4
+LsmBuilder Layered(ZoneLayout* layout) {
+  LsmBuilder b;
+  b.File(1, 10, 60, "a", "c").File(1, 11, 40, "d", "f").File(1, 12, 30, "g", "i");
+  b.File(2, 20, 60, "a", "c").File(2, 21, 20, "d", "e").File(2, 22, 20, "f", "f").File(2, 23, 30, "g", "i");
+  Place(layout, 10, 0, 30);
+  Place(layout, 10, 1, 30);
+  Place(layout, 20, 2, 60);
+  Place(layout, 11, 5, 40);
+  Place(layout, 21, 5, 20);
+  Place(layout, 22, 5, 20);
+  Place(layout, 12, 3, 30);
+  Place(layout, 23, 4, 30);
+  return b;
+}
+
+TEST(Zaca, PicksTheGroupWithTheHighestSameZoneScore) {
+  ZoneLayout layout;
+  LsmBuilder b = Layered(&layout);
+  std::vector<CandidateGroup> groups = CandidateGroups(b.view(), 1);
+  ASSERT_EQ(groups.size(), 3u);
+  auto score = [&](size_t i) {
+    std::vector<const SstFileView*> f;
+    groups[i].AppendFiles(&f);
+    return SameZoneScore(f, layout);
+  };
+  // A: (30^2 + 30^2 + 60^2) / 120^2 = 0.375; B: 1; C: 0.5.
+  EXPECT_DOUBLE_EQ(score(0), 0.375);
+  EXPECT_DOUBLE_EQ(score(1), 1.0);
+  EXPECT_DOUBLE_EQ(score(2), 0.5);
+
+  CompactionPick z;
+  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  EXPECT_EQ(z.input_level, 1);
+  EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
+  EXPECT_EQ(z.output_files, (std::vector<uint64_t>{21, 22}));
+  EXPECT_STREQ(z.picked_by, "zaca");
+
+  CompactionPick s;  // sica takes the largest file instead
+  ASSERT_TRUE(NewSicaPicker(false)->Pick(b.view(), &layout, &s));
+  EXPECT_EQ(s.input_files, (std::vector<uint64_t>{10}));
+}
+
+TEST(Zaca, SkipsABetterGroupThatIsBusy) {
+  ZoneLayout layout;
+  LsmBuilder b = Layered(&layout);
+  b.view().levels[2][1].being_compacted = true;  // file 21
+  CompactionPick z;
+  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  EXPECT_EQ(z.input_files, (std::vector<uint64_t>{12}));
+}
+
+TEST(Zaca, EqualScoresFallBackToSicaOrder) {
+  ZoneLayout layout;
+  LsmBuilder b;
+  b.File(1, 10, 50, "a", "c").File(1, 11, 70, "d", "f");
+  Place(&layout, 10, 0, 50);
+  Place(&layout, 11, 1, 70);
+  CompactionPick z;
+  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
+}
+
+TEST(Zaca, CompactsTheLevelSicaWould) {
+  ZoneLayout layout;
+  LsmBuilder b = Layered(&layout);
+  b.File(3, 30, 10, "a", "z");
+  b.File(2, 24, 3000, "x", "y");  // L2: 3130 / 1000 beats L1's 1.3
+  CompactionPick z;
+  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  EXPECT_EQ(z.input_level, 2);
+}
+
+}  // namespace
+}  // namespace zonekv

@@ -1,0 +1,126 @@
+#include "zonekv/fault_device.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace zonekv {
+namespace {
+
+using test::Pattern;
+constexpr uint64_t kZone = 64 << 10, kCap = 48 << 10, kBlock = 4096;
+
+std::unique_ptr<FaultDevice> NewFaultDevice() {
+  return std::make_unique<FaultDevice>(test::NewRam(test::SmallOptions(4)));
+}
+
+TEST(FaultDevice, FailsTheNthWriteOnly) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(kBlock, 1);
+  d->FailNth(FaultDevice::Op::kWrite, 2);
+  ASSERT_TRUE(d->Write(0, data.data(), kBlock).ok());
+  Status s = d->Write(kBlock, data.data(), kBlock);
+  EXPECT_TRUE(s.Is(Status::Code::kIOError)) << s.ToString();
+  EXPECT_NE(s.message().find("write #2"), std::string::npos) << s.ToString();
+  EXPECT_EQ(test::Zone(d.get(), 0).wp_bytes, kBlock);  // the failed write changed nothing
+  uint64_t at;
+  ASSERT_TRUE(d->Append(0, data.data(), kBlock, &at).ok());
+  EXPECT_EQ(at, kBlock);
+  EXPECT_EQ(d->issued(FaultDevice::Op::kWrite), 3u);
+}
+
+TEST(FaultDevice, FailsEveryOpAfterN) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, data.data(), kBlock).ok());
+  d->FailNth(FaultDevice::Op::kRead, 2, /*and_after=*/true);
+  std::vector<char> out(kBlock);
+  EXPECT_TRUE(d->Read(0, kBlock, out.data()).ok());
+  for (int i = 0; i < 3; i++) EXPECT_TRUE(d->Read(0, kBlock, out.data()).Is(Status::Code::kIOError));
+  d->ClearFaults();
+  EXPECT_TRUE(d->Read(0, kBlock, out.data()).ok());
+}
+
+TEST(FaultDevice, FailsTheNthReset) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, data.data(), kBlock).ok());
+  d->FailNth(FaultDevice::Op::kReset, 1);
+  EXPECT_TRUE(d->ResetZone(0).Is(Status::Code::kIOError));
+  EXPECT_EQ(test::Zone(d.get(), 0).wp_bytes, kBlock);
+  EXPECT_TRUE(d->ResetZone(0).ok());
+  EXPECT_EQ(test::Zone(d.get(), 0).reset_count, 1u);
+}
+
+TEST(FaultDevice, PowerLossWithoutCacheKeepsEverything) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(2 * kBlock, 1);
+  ASSERT_TRUE(d->Write(0, data.data(), data.size()).ok());
+  ASSERT_TRUE(d->SimulatePowerLoss().ok());
+  ZoneInfo z = test::Zone(d.get(), 0);
+  EXPECT_EQ(z.wp_bytes, 2 * kBlock);
+  EXPECT_EQ(z.state, ZoneState::kClosed);  // open zones come back closed
+  EXPECT_EQ(z.reset_count, 0u);
+}
+
+TEST(FaultDevice, PowerLossDropsWritesNotFlushed) {
+  auto d = NewFaultDevice();
+  d->SetVolatileCache(true);
+  auto a = Pattern(2 * kBlock, 1), b = Pattern(kBlock, 2), c = Pattern(kCap, 3);
+  ASSERT_TRUE(d->Write(0, a.data(), a.size()).ok());
+  ASSERT_TRUE(d->Flush().ok());
+  ASSERT_TRUE(d->Write(2 * kBlock, b.data(), b.size()).ok());  // zone 0: not durable
+  ASSERT_TRUE(d->Write(kZone, b.data(), b.size()).ok());       // zone 1: not durable
+  ASSERT_TRUE(d->Write(2 * kZone, c.data(), c.size()).ok());   // zone 2: full, not durable
+  ASSERT_TRUE(d->Write(3 * kZone, b.data(), b.size()).ok());
+  ASSERT_TRUE(d->FinishZone(3).ok());                          // zone 3: finish is durable
+  std::vector<char> out(3 * kBlock);
+  ASSERT_TRUE(d->Read(0, out.size(), out.data()).ok());        // the cache serves reads
+  EXPECT_EQ(std::vector<char>(out.begin() + 2 * kBlock, out.end()), b);
+
+  ASSERT_TRUE(d->SimulatePowerLoss().ok());
+  ZoneInfo z0 = test::Zone(d.get(), 0), z1 = test::Zone(d.get(), 1), z2 = test::Zone(d.get(), 2),
+           z3 = test::Zone(d.get(), 3);
+  EXPECT_EQ(z0.wp_bytes, 2 * kBlock);
+  EXPECT_EQ(z0.state, ZoneState::kClosed);
+  EXPECT_EQ(z0.reset_count, 0u);  // rollback resets are hidden
+  EXPECT_EQ(z1.wp_bytes, kZone);
+  EXPECT_EQ(z1.state, ZoneState::kEmpty);
+  EXPECT_EQ(z2.wp_bytes, 2 * kZone);
+  EXPECT_EQ(z2.state, ZoneState::kEmpty);
+  EXPECT_EQ(z3.state, ZoneState::kFull);
+  ASSERT_TRUE(d->Read(0, out.size(), out.data()).ok());
+  EXPECT_EQ(std::vector<char>(out.begin(), out.begin() + 2 * kBlock), a);
+  EXPECT_EQ(std::vector<char>(out.begin() + 2 * kBlock, out.end()), std::vector<char>(kBlock, 0));
+  std::vector<char> first(kBlock);
+  ASSERT_TRUE(d->Read(3 * kZone, kBlock, first.data()).ok());
+  EXPECT_EQ(first, b);
+  // Writing resumes at the durable write pointer.
+  EXPECT_TRUE(d->Write(2 * kBlock, b.data(), b.size()).ok());
+}
+
+TEST(FaultDevice, ResetIsDurable) {
+  auto d = NewFaultDevice();
+  d->SetVolatileCache(true);
+  auto a = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, a.data(), a.size()).ok());
+  ASSERT_TRUE(d->Flush().ok());
+  ASSERT_TRUE(d->ResetZone(0).ok());
+  ASSERT_TRUE(d->SimulatePowerLoss().ok());
+  ZoneInfo z = test::Zone(d.get(), 0);
+  EXPECT_EQ(z.wp_bytes, 0u);
+  EXPECT_EQ(z.reset_count, 1u);
+}
+
+TEST(FaultDevice, TurningCacheOffMakesWritesDurable) {
+  auto d = NewFaultDevice();
+  d->SetVolatileCache(true);
+  auto a = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, a.data(), a.size()).ok());
+  d->SetVolatileCache(false);
+  ASSERT_TRUE(d->SimulatePowerLoss().ok());
+  EXPECT_EQ(test::Zone(d.get(), 0).wp_bytes, kBlock);
+}
+
+}  // namespace
+}  // namespace zonekv
