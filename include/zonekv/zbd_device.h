@@ -29,12 +29,11 @@
 //    serialized and each returns where its data landed.
 //  - Open-zone limits and auto-close are the device's (NVMe devices close
 //    an implicitly open zone when needed if they support it; QEMU does).
-//    Two exceptions keep the contract where QEMU 7.2 departs from it:
-//    a write or Open that would make an empty zone active beyond
-//    max_active is refused here (TooManyActive) before the device sees it,
-//    because QEMU would first auto-close another zone and then fail; and a
-//    zone closed before anything was written is reset to empty (QEMU leaves
-//    it closed, holding an active resource), which is not counted as wear.
+//    One exception keeps the contract where QEMU 7.2 departs from it: a
+//    write or Open that would make an empty zone active beyond max_active
+//    is refused here (TooManyActive) before the device sees it, because
+//    QEMU would first auto-close another zone and then fail, so a rejected
+//    command would have changed state.
 //  - reset_count is counted by this object (resets since it was opened);
 //    DeviceCounters::auto_closes and transitions are not observable from the
 //    host and stay 0. finish_pad_bytes is 0 (FINISH padding is invisible).

@@ -20,6 +20,9 @@
 //    open resource, a write to a closed zone one open resource. Exceeding a
 //    limit fails with TooManyActive / TooManyOpen unless auto-close is on, in
 //    which case the oldest implicitly opened zone is closed first.
+//  - Close moves an open zone to Closed, even if nothing was written to it
+//    (NVMe ZNS; ZBC would make it Empty): it stays active until finished
+//    or reset.
 //  - A zone whose write pointer reaches capacity becomes Full and releases
 //    its resources. Finish moves the write pointer to capacity; Reset moves
 //    it to the zone start and increments the zone's reset (wear) count.

@@ -339,8 +339,10 @@ Status EmulatedDevice::CloseZone(uint32_t zone) {
   switch (zn.state) {
     case ZoneState::kImplicitOpen:
     case ZoneState::kExplicitOpen:
-      // A zone closed before anything was written releases its active resource too.
-      TransitionLocked(zone, zn.wp_bytes == 0 ? ZoneState::kEmpty : ZoneState::kClosed);
+      // NVMe ZNS: an open zone closes to Closed even when nothing was written
+      // (it keeps its active resource until reset or finished), as QEMU does.
+      // ZBC/ZAC (SMR disks, null_blk) would make it Empty instead.
+      TransitionLocked(zone, ZoneState::kClosed);
       counters_.closes++;
       return Status::OK();
     case ZoneState::kClosed:

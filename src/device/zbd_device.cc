@@ -431,18 +431,6 @@ Status ZbdDevice::Manage(uint32_t zone, MgmtOp op) {
 
   std::vector<ZoneInfo> after;
   ZONEKV_RETURN_IF_ERROR(ReportRaw(zone, 1, &after));
-  // The contract: a zone closed before anything was written is empty again
-  // and holds no active resource. NVMe devices (QEMU) may leave it closed;
-  // resetting it then erases nothing and is not counted as wear.
-  if (op == MgmtOp::kClose && after[0].state == ZoneState::kClosed && after[0].wp_bytes == after[0].start_bytes) {
-    range.sector = uint64_t{zone} * zone_sectors_;
-    range.nr_sectors = zone_sectors_;
-    if (ioctl(fd_, BLKRESETZONE, &range) != 0) {
-      return Status::IOError(ZoneName(zone) + ": reset of the unwritten closed zone failed: " + ErrnoText(errno));
-    }
-    after.clear();
-    ZONEKV_RETURN_IF_ERROR(ReportRaw(zone, 1, &after));
-  }
   zones_[zone].wp.store(after[0].wp_bytes, std::memory_order_release);
   const ZoneState to = after[0].state;
   std::lock_guard<std::mutex> l(mu_);

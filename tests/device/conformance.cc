@@ -188,7 +188,12 @@ TEST_P(DeviceConformanceTest, ExplicitOpenLimit) {
   Status s = dev_->OpenZone(max_open);
   EXPECT_TRUE(s.Is(C::kTooManyOpen) || s.Is(C::kTooManyActive)) << s.ToString();
   EXPECT_EQ(Info(max_open).state, ZoneState::kEmpty);
+  // Closing an unwritten open zone leaves it Closed and active (NVMe ZNS);
+  // resetting it gives both resources back.
   ASSERT_TRUE(dev_->CloseZone(0).ok());
+  EXPECT_EQ(Info(0).state, ZoneState::kClosed);
+  ASSERT_TRUE(dev_->ResetZone(0).ok());
+  EXPECT_EQ(Info(0).state, ZoneState::kEmpty);
   EXPECT_TRUE(dev_->OpenZone(max_open).ok());
 }
 

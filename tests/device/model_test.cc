@@ -44,7 +44,7 @@ class Model {
     MZone& m = zones_[z];
     if (m.st == ZoneState::kClosed) return C::kOk;
     if (m.st != ZoneState::kImplicitOpen && m.st != ZoneState::kExplicitOpen) return C::kInvalidTransition;
-    m.st = m.wp == 0 ? ZoneState::kEmpty : ZoneState::kClosed;
+    m.st = ZoneState::kClosed;
     return C::kOk;
   }
   C Finish(uint32_t z, bool pad) {

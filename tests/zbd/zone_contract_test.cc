@@ -269,12 +269,13 @@ TEST_P(ZoneContractTest, ExplicitOpenAndCloseTransitions) {
   EXPECT_EQ(Zone(8).wp_bytes, Start(8) + 2 * bs_);
 }
 
-// zoned_device.h: a zone closed before anything was written releases its
-// active resource too, i.e. it becomes empty.
-TEST_P(ZoneContractTest, ClosingAnUnwrittenOpenZoneEmptiesIt) {
+// NVMe ZNS: a zone closed before anything was written is Closed (not Empty,
+// as ZBC would have it) and still holds its active resource.
+TEST_P(ZoneContractTest, ClosingAnUnwrittenOpenZoneLeavesItClosed) {
   ASSERT_TRUE(dev_->OpenZone(9).ok());
   ASSERT_TRUE(dev_->CloseZone(9).ok());
-  EXPECT_EQ(Zone(9).state, ZoneState::kEmpty);
+  EXPECT_EQ(Zone(9).state, ZoneState::kClosed);
+  EXPECT_EQ(Zone(9).wp_bytes, Start(9));
 }
 
 TEST_P(ZoneContractTest, InvalidTransitionsAreRejected) {
