@@ -1,0 +1,160 @@
+"""same-zone: Same-Zone Compaction (002_901bff6a30fec079): ZACA, ACC and CAZA.
+
+The paper's setup at scale s: a 67 GB device of 67 zones of 1 GiB, 16 B keys
+and 1 KiB values, 4 flush + 4 compaction threads, 8 subcompactions, greedy
+zone cleaning; db_bench fillrandom of 72 GB and YCSB with zipfian (0.99),
+latest and uniform request distributions on a 36 GB dataset. Schemes:
+baseline (RocksDB's own leveled compaction + LIZA), a-liza (ACC + LIZA),
+caza (SICA + CAZA), a-caza (ACC + CAZA); then ACC's turning point
+{0, 25, 30, 50}% with and without the level constraint, on fillrandom.
+
+Deviations: the paper does not name the YCSB operation mix; we use YCSB A
+(50% read / 50% update) with each request distribution. Under the external
+compactor RocksDB 7.8 forms no subcompactions (kCompactionStyleNone), so
+the 8 subcompactions apply to the baseline only.
+"""
+
+import common
+
+DESCRIPTION = "ZACA/ACC compaction and CAZA allocation: baseline, a-liza, caza, a-caza; ACC turning-point sweep"
+DEFAULT_SCALE = 1 / 128
+
+ZONES = 67
+PAPER_ZONE = 1024 * common.MiB
+PAPER_MEMTABLE = 64 * common.MiB
+PAPER_L1 = 256 * common.MiB
+VALUE = 1024
+FILL_GB = 72
+YCSB_GB = 36
+SCHEMES = ["baseline", "a-liza", "caza", "a-caza"]
+WORKLOADS = [("fillrandom", None), ("zipfian", "zipfian"), ("latest", "latest"), ("uniform", "uniform")]
+TURNING_POINTS = [0, 25, 30, 50]
+
+METRICS = [
+    ("KOPS/s", "workload.ops_per_sec", 1e-3),
+    ("put avg us", "workload.put_us_avg", 1),
+    ("ZC copy MiB", "fs.zc_copy_bytes.sst", 1 / common.MiB),
+    ("resets", "fs.ezrc", 1),
+    ("S_same", "controllers.compactor.metrics.s_same_mean", 1),
+    ("S_inval", "controllers.compactor.metrics.s_inval_mean", 1),
+    ("compaction read MiB/s", "controllers.compactor.metrics.read_mb_per_s", 1),
+    ("flushes/s", "rocksdb.flushes_per_sec", 1),
+    ("compactions/s", "rocksdb.compactions_per_sec", 1),
+    ("I/O block s", "fs.io_block_time_s", 1),
+    ("stall s", "rocksdb.stall_time_s", 1),
+]
+
+# A-CAZA relative to the baseline (paper, averages over the four workloads).
+PAPER = [
+    ("ZC copy", "fs.zc_copy_bytes.sst", 0.30, "Fig. 10: -70% on average (-80% fillrandom)"),
+    ("PUT throughput", "workload.ops_per_sec", 1.16, "Fig. 15: +16%"),
+    ("zone resets", "fs.ezrc", 1 - 0.086, "Fig. 12: -8.6%"),
+    ("flushes/s", "rocksdb.flushes_per_sec", 1.26, "Sec. VII-D: 1.26x"),
+    ("compactions/s", "rocksdb.compactions_per_sec", 1.1, "Sec. VII-D: 1.1x"),
+]
+
+
+def _args(scale, workload, dist):
+    zone = common.scaled_bytes(PAPER_ZONE, scale)
+    memtable = common.scaled_bytes(PAPER_MEMTABLE, scale, unit=64 * 1024)
+    l1 = common.scaled_bytes(PAPER_L1, scale, unit=64 * 1024)
+    args = [
+        "--device=ram:zones=%d,zone_size=%s,max_open=14,max_active=14" % (ZONES, common.size_flag(zone)),
+        "--key_size=16",
+        "--value_size=%d" % VALUE,
+        "--write_buffer_size=" + common.size_flag(memtable),
+        "--target_file_size_base=" + common.size_flag(memtable),
+        "--max_bytes_for_level_base=" + common.size_flag(l1),
+        "--max_background_flushes=4",
+        "--max_background_compactions=4",
+        "--max_subcompactions=8",
+        "--zc=greedy",
+    ]
+    if dist is None:
+        args += ["--workload=fillrandom", "--num=%d" % (int(FILL_GB * common.GiB * scale) // VALUE)]
+    else:
+        n = int(YCSB_GB * common.GiB * scale) // VALUE
+        args += ["--workload=ycsb-a", "--requestdistribution=" + dist, "--recordcount=%d" % n,
+                 "--operationcount=%d" % n]
+    return args
+
+
+def runs(scale, seeds):
+    out = []
+    for wl, dist in WORKLOADS:
+        for scheme in SCHEMES:
+            for seed in range(1, seeds + 1):
+                out.append({"label": "%s %s" % (scheme, wl), "scheme": scheme, "seed": seed, "workload": wl,
+                            "part": "schemes", "args": _args(scale, wl, dist) + ["--scheme=" + scheme]})
+    for constraint in ("true", "false"):
+        for tp in TURNING_POINTS:
+            for seed in range(1, seeds + 1):
+                out.append({"label": "a-caza tp=%d lc=%s" % (tp, constraint), "scheme": "a-caza", "seed": seed,
+                            "part": "sweep", "tp": tp, "lc": constraint,
+                            "args": _args(scale, "fillrandom", None) + [
+                                "--scheme=a-caza", "--acc_turning_point=%d" % tp,
+                                "--acc_level_constraint=" + constraint]})
+    return out
+
+
+def _mean(results, label, path):
+    return common.mean_spread(common.values(results, label, path))[0]
+
+
+def summarize(results, scale):
+    zone = common.scaled_bytes(PAPER_ZONE, scale)
+    text = ("Scale %g of the Same-Zone Compaction paper: %d zones of %s, 16 B keys, %d B values, fillrandom of "
+            "%d GB x s, YCSB A on %d GB x s (load, then as many operations), greedy zone cleaning.\n\n"
+            % (scale, ZONES, common.size_flag(zone), VALUE, FILL_GB, YCSB_GB))
+    for wl, _ in WORKLOADS:
+        text += "### %s\n\n" % wl
+        text += common.metric_table(results, METRICS, ["%s %s" % (s, wl) for s in SCHEMES]) + "\n\n"
+    rows = []
+    for title, path, paper_ratio, source in PAPER:
+        rs = []
+        for wl, _ in WORKLOADS:
+            b, o = _mean(results, "baseline " + wl, path), _mean(results, "a-caza " + wl, path)
+            if b == b and o == o and b:
+                rs.append(o / b)
+        ratio = sum(rs) / len(rs) if rs else float("nan")
+        rows.append([title, "%.2f" % paper_ratio, common.fmt(ratio), common.agreement(ratio, paper_ratio), source])
+    text += "### a-caza / baseline, paper vs ours (mean over workloads)\n\n"
+    text += common.table(["metric", "paper", "ours", "verdict", "paper source"], rows) + "\n\n"
+    ds = []
+    for metric, path, paper in (("S_same", "controllers.compactor.metrics.s_same_mean", "+0.05"),
+                                ("S_inval", "controllers.compactor.metrics.s_inval_mean", "+0.10")):
+        diffs = [_mean(results, "a-caza " + wl, path) - _mean(results, "baseline " + wl, path) for wl, _ in WORKLOADS]
+        diffs = [d for d in diffs if d == d]
+        ds.append([metric, paper, common.fmt(sum(diffs) / len(diffs)) if diffs else "n/a"])
+    text += ("a-caza - baseline (the baseline's S_same/S_inval come from the zone layout of RocksDB's own "
+             "compactions only when measured; n/a otherwise):\n\n")
+    text += common.table(["metric", "paper", "ours"], ds) + "\n\n"
+    text += "### ACC turning point sweep, fillrandom (paper Fig. 13)\n\n"
+    text += common.metric_table(results, METRICS,
+                                ["a-caza tp=%d lc=%s" % (tp, lc) for lc in ("true", "false") for tp in TURNING_POINTS])
+    return text + "\n"
+
+
+def plot(results, outdir):
+    figs = []
+    groups = [w for w, _ in WORKLOADS]
+    for path, title, ylabel, mult, name in [
+        ("fs.zc_copy_bytes.sst", "ZC valid-data copy", "MiB", 1 / common.MiB, "sz_zc_copy.png"),
+        ("workload.ops_per_sec", "PUT throughput", "KOPS/s", 1e-3, "sz_throughput.png"),
+        ("controllers.compactor.metrics.s_same_mean", "S_same", "S_same", 1, "sz_s_same.png"),
+        ("controllers.compactor.metrics.s_inval_mean", "S_inval", "S_inval", 1, "sz_s_inval.png"),
+        ("fs.ezrc", "zone resets", "resets", 1, "sz_resets.png"),
+    ]:
+        series = {s: [_mean(results, "%s %s" % (s, w), path) * mult for w in groups] for s in SCHEMES}
+        figs.append(common.bar_chart(common.outpath(outdir, name), title, groups, series, ylabel))
+    tps = [str(t) for t in TURNING_POINTS]
+    for path, title, ylabel, mult, name in [
+        ("workload.ops_per_sec", "ACC sweep: PUT throughput", "KOPS/s", 1e-3, "sz_acc_tput.png"),
+        ("rocksdb.stall_time_s", "ACC sweep: write stall", "s", 1, "sz_acc_stall.png"),
+        ("fs.io_block_time_s", "ACC sweep: I/O blocking", "s", 1, "sz_acc_block.png"),
+    ]:
+        series = {("level constraint" if lc == "true" else "no constraint"):
+                  [_mean(results, "a-caza tp=%d lc=%s" % (tp, lc), path) * mult for tp in TURNING_POINTS]
+                  for lc in ("false", "true")}
+        figs.append(common.bar_chart(common.outpath(outdir, name), title, tps, series, ylabel))
+    return figs

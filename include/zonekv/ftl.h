@@ -1,0 +1,189 @@
+// Ftl: a host-side flash translation layer that exposes a random-write
+// block device of 4 KiB logical blocks over a ZonedDevice, in the manner of
+// dm-zap, with pluggable GC victim policies (greedy, cost-benefit, fast-cb,
+// approx-cb, fegc, ccb; see "Constant Time Garbage Collection in SSDs").
+//
+// Design (see notes/issue-9.md for the reasoning):
+//  - Mapping lives in RAM only (like dm-zap): Open() resets every zone that
+//    is not empty. L2P maps a logical block to a physical block, P2L the
+//    reverse; a physical block is valid iff its P2L entry is mapped.
+//  - Over-provisioning: op_ratio of the zones (rounded up) is withheld from
+//    the logical address space, as dm-zap's op_rate.
+//  - Two write frontiers: one zone receives user writes, another receives GC
+//    copies. Both are shared by all writer threads.
+//  - GC is foreground: when the user frontier needs a new zone and the free
+//    pool holds <= gc_low_zones zones, the writer cleans victims chosen by the
+//    policy until the pool holds >= gc_high_zones (or no victim is left).
+//  - Time: the policies' clock is the count of user block writes so far, a
+//    logical clock (FaGC+ style), so runs are deterministic for one thread.
+//  - Concurrency: one spin lock (spin, then yield) serialises every I/O, GC
+//    and the policy hooks, as dm-zap serialises writes. Each I/O takes the
+//    lock once, so a policy's per-I/O critical section is what concurrent
+//    writers contend for.
+// Thread safety: every public method may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zonekv/json.h"
+#include "zonekv/status.h"
+#include "zonekv/zoned_device.h"
+
+namespace zonekv {
+
+// Logical and physical block size of the FTL.
+constexpr uint32_t kFtlBlockBytes = 4096;
+
+// The victim policy names accepted by FtlOptions::policy, in the paper's
+// order of presentation.
+const std::vector<std::string>& FtlPolicyNames();
+
+struct FtlOptions {
+  // Fraction of the device's zones withheld from the logical space, in
+  // [0.01, 0.9]. Rounded up to whole zones.
+  double op_ratio = 0.10;
+  // GC victim policy; one of FtlPolicyNames().
+  std::string policy = "greedy";
+  // Free-zone watermarks; 0 = automatic: low = max(2, zones/200),
+  // high = low + max(1, zones/400). REQUIRES: low >= 2, high > low, and the
+  // over-provisioned zones exceed high + 2.
+  uint32_t gc_low_zones = 0;
+  uint32_t gc_high_zones = 0;
+  // When false (metadata-only devices), GC does not read the blocks it moves
+  // and writes zeros: data movement is modelled, payload is not.
+  bool move_payload = true;
+};
+
+// Cumulative counters.
+//
+// Timing. Each policy hook runs between two monotonic-clock stamps and is
+// preceded by an empty "control" section timed the same way; maintenance is
+// the hooks' total minus the controls' total, so the timer's own cost and
+// the machine's noise cancel without calibration. A hook or control that
+// took over 10 us was interrupted (preemption, interrupt, hypervisor
+// steal); the pair is dropped and counted in interrupted_sections. Selection is the thread CPU time of victim selection
+// (which may take milliseconds and must not count time descheduled), minus
+// the calibrated cost of reading that clock. lock_wait is wall-clock time.
+struct FtlStats {
+  uint64_t user_writes = 0;      // 4 KiB blocks written by users
+  uint64_t gc_writes = 0;        // 4 KiB blocks copied by GC
+  uint64_t user_reads = 0;       // 4 KiB blocks read by users
+  uint64_t trims = 0;            // 4 KiB blocks trimmed
+  uint64_t gc_victims = 0;       // zones cleaned by GC
+  uint64_t zone_resets = 0;      // device zone resets issued by GC
+  uint64_t hook_ns = 0;          // policy hooks (data-structure upkeep), raw
+  uint64_t hook_control_ns = 0;  // the empty control sections paired with them
+  uint64_t selection_ns = 0;     // policy victim selection
+  uint64_t lock_wait_ns = 0;     // time writers waited for the FTL lock
+  uint64_t interrupted_sections = 0;  // hook timings dropped (see above)
+
+  // (user + gc) / user; 1.0 when nothing was written.
+  double waf() const;
+  // hook_ns - hook_control_ns, clamped at zero.
+  uint64_t maintenance_ns() const { return hook_ns > hook_control_ns ? hook_ns - hook_control_ns : 0; }
+  // Counters accumulated since `earlier` (a snapshot of the same FTL).
+  FtlStats Since(const FtlStats& earlier) const;
+  Json ToJson() const;
+};
+
+class Ftl {
+ public:
+  // Opens an FTL over `device` (not owned; must outlive the Ftl). Resets all
+  // non-empty zones. InvalidArgument names the option or geometry at fault.
+  static Status Open(ZonedDevice* device, const FtlOptions& options, std::unique_ptr<Ftl>* ftl);
+  virtual ~Ftl() = default;
+
+  // Number of logical 4 KiB blocks exposed.
+  virtual uint64_t logical_blocks() const = 0;
+
+  // Writes one logical block. `data` holds kFtlBlockBytes bytes, or is null
+  // to write zeros. NoSpace if GC finds nothing to clean.
+  virtual Status Write(uint64_t lba, const char* data) = 0;
+  // Reads one logical block into buf (kFtlBlockBytes bytes); zeros for a
+  // block never written or trimmed.
+  virtual Status Read(uint64_t lba, char* buf) = 0;
+  // Discards one logical block.
+  virtual Status Trim(uint64_t lba) = 0;
+
+  virtual FtlStats stats() const = 0;
+  // Effective configuration: geometry, zones, policy, watermarks.
+  virtual Json ConfigJson() const = 0;
+  // Memory held by the FTL, in bytes: the mapping tables, the per-zone table
+  // and the policy's data structures.
+  virtual Json MemoryJson() const = 0;
+  // Checks that L2P, P2L and the per-zone valid counts agree (O(blocks)).
+  // Corruption naming the first disagreement otherwise.
+  virtual Status CheckConsistency() const = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Workloads.
+
+// A synthetic block workload.
+struct SynthOptions {
+  // uniform | hotcold | zipfian | ycsb-a
+  std::string workload = "uniform";
+  uint32_t threads = 1;       // concurrent writer threads, 1..64
+  uint64_t writes = 0;        // measured user block writes; 0 = 2x logical blocks
+  uint64_t seed = 1;
+  bool prefill = true;        // write every logical block once first (unmeasured)
+  double hot_fraction = 0.2;  // hotcold: share of the LBAs that are hot
+  double hot_access = 0.8;    // hotcold: share of writes going to hot LBAs
+  double zipf_theta = 0.99;   // zipfian, ycsb-a: skew
+  double read_ratio = 0.5;    // ycsb-a: reads per operation (writes are counted)
+};
+
+// What a run measured. `total` covers the measured phase; `steady` its
+// second half (after the FTL has reached steady state).
+struct RunResult {
+  FtlStats total;
+  FtlStats steady;
+  uint64_t ops = 0;               // operations issued in the measured phase
+  double elapsed_s = 0;           // wall clock of the measured phase
+  double process_cpu_s = 0;       // CPU time of the process in the measured phase
+  uint64_t timer_overhead_ns = 0;      // per monotonic-clock section, already subtracted
+  uint64_t cpu_timer_overhead_ns = 0;  // per thread-CPU-clock section, already subtracted
+  Json ToJson() const;
+};
+
+// Validates the options against `ftl` (InvalidArgument naming the flag).
+Status ValidateSynthOptions(const SynthOptions& options);
+// Runs the workload on `ftl`.
+Status RunSynthetic(Ftl* ftl, const SynthOptions& options, RunResult* result);
+
+// One I/O of a block trace, in bytes.
+struct TraceRecord {
+  uint64_t timestamp = 0;  // Windows FILETIME ticks (100 ns)
+  bool is_write = false;
+  uint64_t offset_bytes = 0;
+  uint64_t size_bytes = 0;
+};
+
+// Parses one MSR Cambridge CSV line
+// "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime".
+// InvalidArgument saying which field is wrong (the caller adds the line).
+Status ParseMsrLine(const std::string& line, TraceRecord* record);
+// Formats a record as an MSR line (hostname "zonekv", disk 0).
+std::string FormatMsrLine(const TraceRecord& record);
+
+struct ReplayOptions {
+  std::string trace_path;
+  bool prefill = true;   // write every logical block once first (unmeasured)
+  uint32_t repeat = 1;   // replay the trace this many times
+};
+
+// Replays an MSR trace on `ftl` with one thread. Offsets beyond the logical
+// space wrap around (counted in *wrapped_ios). Every line is parsed before
+// anything is replayed: a malformed line fails with InvalidArgument
+// "<path>:<line>: ...".
+Status ReplayMsrTrace(Ftl* ftl, const ReplayOptions& options, RunResult* result, uint64_t* wrapped_ios);
+
+// Writes `ops` synthetic MSR lines for a disk of `disk_bytes` to `path`,
+// drawing offsets from `workload` (as in SynthOptions) and sizes of 4..64 KiB.
+Status GenerateMsrTrace(const std::string& path, const SynthOptions& workload, uint64_t ops,
+                        uint64_t disk_bytes);
+
+}  // namespace zonekv

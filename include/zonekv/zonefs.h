@@ -1,0 +1,138 @@
+// ZoneFs: a zoned file system under unmodified RocksDB.
+//
+// Files are lists of extents in the data zones of a ZonedDevice; metadata
+// (a superblock and a journal of checksummed records, with full snapshots
+// at every metadata-zone rollover) lives in the first `meta_zones` zones.
+// Zone allocation, zone cleaning, runtime reset and the finish threshold are
+// decided by the policies of fs_policy.h; ZoneFs carries their decisions out.
+//
+// Usage with RocksDB:
+//   ZoneFs::Format(dev.get(), opts);                        // once (mkfs)
+//   std::shared_ptr<ZoneFs> fs;
+//   ZoneFs::Mount(dev, opts, &fs);
+//   std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(fs->file_system());
+//   options.env = env.get();
+//   options.listeners.push_back(fs->listener());
+//   rocksdb::DB::Open(options, "/db", &db);
+// The ZoneFs object (and the Env) must outlive the DB.
+//
+// Durability: a file's data and size become durable at Sync/Fsync (the
+// journal records the file's extents and exact size, then the device is
+// flushed). Flush() only hands data to the file's write buffer. After a crash
+// a file is recovered as of its last Sync; later bytes in its zones are
+// garbage (invalid bytes). Creates, renames and deletes are journaled at once
+// and made durable by the next Sync of any file, a directory Fsync or
+// ZoneFs::Sync().
+//
+// Partial blocks: device I/O is in whole blocks. At Sync (and Close) the
+// unwritten tail of a file is written padded with zeros to a block boundary;
+// the extent records the exact byte length and the file's next data starts
+// at the next block. Padding counts as valid bytes of the file's zone while
+// the file lives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zonekv/fs_policy.h"
+#include "zonekv/json.h"
+#include "zonekv/status.h"
+#include "zonekv/zoned_device.h"
+
+namespace rocksdb {
+class FileSystem;
+class EventListener;
+}  // namespace rocksdb
+
+namespace zonekv {
+
+struct ZoneFsOptions {
+  FsPolicyOptions policy;
+  uint32_t meta_zones = 3;                  // zones reserved for metadata (>= 2), at the device start
+  uint64_t write_buffer_bytes = 1 << 20;    // per-file buffer; full blocks are written when it fills
+  uint64_t zc_interval_ms = 100;            // the cleaner checks its policy this often (and when kicked)
+  uint64_t alloc_timeout_ms = 10000;        // longest a writer waits for a zone before NoSpace
+  bool read_only = false;                   // tools: no writes, no repair, no background thread
+  // When a writer finds no zone and the cleaning policy picks no victim,
+  // clean the full zone with the most garbage anyway (counted as
+  // zc_emergency_passes). Off reproduces ZenFS, whose writers then fail.
+  bool emergency_zc = true;
+
+  // InvalidArgument naming the bad field.
+  Status Validate() const;
+  Json ToJson() const;
+};
+
+// One problem found by ZoneFs::Fsck, e.g. "file /db/000012.sst extent 3
+// [zone 7, 8192+4096) is beyond the zone's write pointer 4096".
+struct FsckProblem {
+  std::string message;
+};
+
+// A file with its extents, for tools (`zonekv fs dump`).
+struct FileExtents {
+  FileView file;
+  struct Extent {
+    uint32_t zone;
+    uint64_t offset_bytes;  // relative to the zone start
+    uint64_t length_bytes;  // exact; occupies it rounded up to the block size
+  };
+  std::vector<Extent> extents;
+};
+
+class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
+ public:
+  class Impl;  // the engine (src/fs/zone_fs_impl.h)
+
+  // mkfs: resets every zone and writes a superblock and an empty file table.
+  static Status Format(ZonedDevice* dev, const ZoneFsOptions& opts);
+  // Replays the journal. A read-write mount then writes a fresh snapshot to
+  // another metadata zone, closes zones left open, applies the reset policy
+  // and starts the cleaner. A damaged superblock or journal record is
+  // Corruption naming the zone and offset.
+  static Status Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts,
+                      std::shared_ptr<ZoneFs>* out);
+
+  // A rocksdb::FileSystem over this ZoneFs (give it to rocksdb::NewCompositeEnv).
+  std::shared_ptr<rocksdb::FileSystem> file_system();
+  // Attaches job, level, key range to the files RocksDB creates (hints down).
+  std::shared_ptr<rocksdb::EventListener> listener();
+
+  // A consistent snapshot of the data zones and live files (as policies see it,
+  // without allocation reservations).
+  FsView View() const;
+  // Counters and ratios named in DESIGN.md; see zone_fs_metrics.cc.
+  Json Metrics() const;
+  // Checks extents against the zones: every extent within its zone's write
+  // pointer, no two extents overlapping, per-zone valid bytes equal to the
+  // sum of the extents in it. Returns every problem (empty = clean).
+  std::vector<FsckProblem> Fsck() const;
+  // RocksDB's compaction score per level, copied into every FsView from now
+  // on (FsView::level_scores, used by CAZA). Supplied by whoever watches
+  // the DB (the compactor or the benchmark runner).
+  void SetLevelScores(std::vector<double> scores);
+  // Every live file with its extents, by name.
+  std::vector<FileExtents> Files() const;
+  // Reads a whole file (tools and tests).
+  Status ReadFile(const std::string& name, std::string* data) const;
+  // Files() and the journal position as JSON.
+  Json Dump() const;
+  // Makes all metadata durable.
+  Status Sync();
+  std::shared_ptr<ZonedDevice> device();
+  const ZoneFsOptions& options() const;
+
+  // Stops the cleaner and syncs.
+  ~ZoneFs();
+
+  // For the FileSystem adapter in src/fs only.
+  Impl* impl() const { return impl_.get(); }
+
+ private:
+  explicit ZoneFs(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace zonekv

@@ -1,0 +1,85 @@
+#include "controllers.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+
+#include "zonekv/blob_gc.h"
+
+namespace zonekv {
+
+Status ControllerOptions::Set(const std::string& key, const std::string& value) {
+  if (key == "compaction") {
+    if (value != "native" && value != "sica" && value != "zaca" && value != "acc") {
+      return Status::InvalidArgument("compaction='" + value + "' is not a compaction picker (known: native, sica, zaca, acc)");
+    }
+    compaction = value;
+    return Status::OK();
+  }
+  if (key == "blob_gc_cutoff") {
+    if (value != "fixed" && value != "zcutoff") {
+      return Status::InvalidArgument("blob_gc_cutoff='" + value + "' is not a cutoff control (known: fixed, zcutoff)");
+    }
+    blob_gc_cutoff = value;
+    return Status::OK();
+  }
+  return picker.Set(key, value);
+}
+
+Json ControllerOptions::ToJson() const {
+  Json j = Json::Object();
+  j.Set("compaction", compaction).Set("picker_options", picker.ToJson()).Set("blob_gc_cutoff", blob_gc_cutoff);
+  return j;
+}
+
+Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView()> view, rocksdb::Options* options,
+                            std::unique_ptr<Controllers>* out) {
+  bool needs_view = opts.compaction == "zaca" || opts.compaction == "acc" || opts.blob_gc_cutoff == "zcutoff";
+  if (needs_view && !view) {
+    return Status::InvalidArgument("--compaction=" + opts.compaction + " --blob_gc_cutoff=" + opts.blob_gc_cutoff +
+                                   ": zaca, acc and zcutoff need zone information (use --fs=zonekv)");
+  }
+  std::unique_ptr<Controllers> c(new Controllers());
+  c->opts_ = opts;
+  c->view_ = std::move(view);
+  if (opts.compaction != "native") ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
+  if (opts.blob_gc_cutoff == "zcutoff") {
+    c->zcutoff_ = std::make_shared<ZCutoffController>(c->view_);
+    options->listeners.push_back(c->zcutoff_);
+  }
+  *out = std::move(c);
+  return Status::OK();
+}
+
+Controllers::~Controllers() { Stop(); }
+
+Status Controllers::Start(rocksdb::DB* db) {
+  if (opts_.compaction != "native") {
+    CompactorOptions copts;
+    copts.picker = opts_.compaction;
+    copts.picker_options = opts_.picker;
+    if (view_) {
+      std::function<FsView()> view = view_;
+      copts.layout = [view](FsView* out) {
+        *out = view();
+        return Status::OK();
+      };
+    }
+    ZONEKV_RETURN_IF_ERROR(Compactor::Start(db, db->DefaultColumnFamily(), copts, slot_, &compactor_));
+  }
+  if (zcutoff_) zcutoff_->Attach(db);
+  return Status::OK();
+}
+
+void Controllers::Stop() {
+  if (zcutoff_) zcutoff_->Detach();
+  if (compactor_) compactor_->Stop();
+}
+
+Json Controllers::Metrics() const {
+  Json j = Json::Object();
+  if (compactor_) j.Set("compactor", compactor_->Metrics());
+  if (zcutoff_) j.Set("zcutoff", zcutoff_->Metrics());
+  return j;
+}
+
+}  // namespace zonekv

@@ -1,0 +1,59 @@
+// The RocksDB-side controllers a benchmark may run next to the file system:
+// the external compactor (--compaction=sica|zaca|acc, compactor.h) and the
+// Z_Cutoff blob GC controller (--blob_gc_cutoff=zcutoff, blob_gc.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "zonekv/compactor.h"
+#include "zonekv/fs_policy.h"
+#include "zonekv/json.h"
+#include "zonekv/status.h"
+
+namespace rocksdb {
+class DB;
+struct Options;
+}  // namespace rocksdb
+
+namespace zonekv {
+
+class ZCutoffController;
+
+struct ControllerOptions {
+  std::string compaction = "native";    // native | sica | zaca | acc
+  PickerOptions picker;
+  std::string blob_gc_cutoff = "fixed"; // fixed (RocksDB's option) | zcutoff
+
+  // Keys: compaction, blob_gc_cutoff, and PickerOptions' sica_order,
+  // acc_turning_point, acc_level_constraint. InvalidArgument naming the key.
+  Status Set(const std::string& key, const std::string& value);
+  Json ToJson() const;
+};
+
+class Controllers {
+ public:
+  // Adjusts *options before DB::Open. `view` is the file system's view
+  // source; empty when there is none (posix), which zaca, acc and zcutoff need.
+  static Status Prepare(const ControllerOptions& opts, std::function<FsView()> view, rocksdb::Options* options,
+                        std::unique_ptr<Controllers>* out);
+  ~Controllers();
+
+  // After DB::Open. REQUIRES: db stays open until Stop() returns.
+  Status Start(rocksdb::DB* db);
+  // Before closing the DB. Idempotent.
+  void Stop();
+  // {"compactor": ..., "zcutoff": ...} for the controllers in use.
+  Json Metrics() const;
+
+ private:
+  Controllers() = default;
+  ControllerOptions opts_;
+  std::function<FsView()> view_;
+  std::shared_ptr<Compactor::ListenerSlot> slot_;
+  std::unique_ptr<Compactor> compactor_;
+  std::shared_ptr<ZCutoffController> zcutoff_;
+};
+
+}  // namespace zonekv

@@ -1,0 +1,61 @@
+// The pieces of a run the report is built from, and the report itself:
+// the JSON document of bench.h and the summary table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zonekv/bench.h"
+
+namespace rocksdb {
+class Statistics;
+}
+
+namespace zonekv {
+
+class BenchStorage;
+
+enum class PhaseKind : uint8_t { kDbBench, kYcsbLoad, kYcsbRun };
+
+struct PhaseSpec {
+  std::string name;      // "fillseq", "load", "run", ...
+  PhaseKind kind;
+  bool measured;         // counts toward workload.* (loads do not)
+  uint64_t threads;
+  uint64_t ops;          // operations planned (all threads)
+};
+
+// What one client thread did; latencies in nanoseconds.
+struct ThreadStats {
+  Histogram put, get, scan, rmw;
+  uint64_t ops = 0;
+  uint64_t bytes = 0;    // key + value bytes written or read (db_bench's MB/s)
+  uint64_t reads = 0, found = 0, writes = 0;
+  uint64_t op_counts[5] = {0, 0, 0, 0, 0};  // by OpType
+
+  void Merge(const ThreadStats& o);
+};
+
+struct PhaseStats {
+  std::string name;
+  bool measured = false;
+  bool timed_out = false;  // stopped by --max_seconds
+  double elapsed_s = 0;
+  ThreadStats total;
+
+  void Merge(const ThreadStats& t) { total.Merge(t); }
+};
+
+struct ReportInputs {
+  const BenchConfig* config = nullptr;
+  const std::vector<PhaseStats>* phases = nullptr;
+  rocksdb::Statistics* statistics = nullptr;
+  uint64_t flushes = 0, compactions = 0, compaction_micros = 0;
+  BenchStorage* storage = nullptr;
+};
+
+// Sets out->json's workload, fs and rocksdb objects and out->summary.
+void BuildReport(const ReportInputs& in, BenchOutput* out);
+
+}  // namespace zonekv

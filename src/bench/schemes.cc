@@ -1,0 +1,106 @@
+// The named schemes of DESIGN.md: presets over file-system and RocksDB knobs.
+//
+// Each scheme lists only the knobs it sets; every knob stays overridable on
+// the command line (--alloc, --zc, ..., or the RocksDB option's own flag).
+// Add a scheme here when its policies exist.
+#include "zonekv/bench.h"
+
+namespace zonekv {
+
+namespace {
+
+std::vector<Scheme> MakeSchemes() {
+  return {
+      {"baseline",
+       "ZenFS as published: liza allocation, zenfs cleaning that also migrates blob files, "
+       "eager reset, RocksDB's native compaction, blob GC age cutoff 0.25",
+       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
+      {"lazy",
+       "baseline with lazy runtime reset (reset a zone only when its write pointer is at the end)",
+       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "lazy"}, {"lazy_twp", "1.0"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
+      {"far",
+       "baseline with FAR free-space adaptive runtime reset (T = 0.7, linear)",
+       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "far"}, {"reset_t", "0.7"},
+        {"reset_func", "linear"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
+      {"baza",
+       "Same-Victim GC's BAZA: baseline with BlobDB-aware allocation of blob files (oldest-first zones)",
+       {{"alloc", "liza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
+      {"baza+",
+       "Same-Victim GC's BAZA+: BAZA plus Z_Cutoff (blob GC collects exactly the blob files in full zones)",
+       {{"alloc", "liza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "zcutoff"}}},
+      {"caza",
+       "Same-Zone Compaction paper's CAZA: compaction-aware SST allocation, greedy cleaning, sica compaction",
+       {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "sica"}, {"blob_gc_cutoff", "fixed"}}},
+      {"a-caza",
+       "Same-Zone Compaction paper's A-CAZA: CAZA allocation with the adaptive compaction controller (acc)",
+       {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
+      {"a-liza",
+       "Same-Zone Compaction paper's A-LIZA: liza allocation, greedy cleaning (that paper's ZenFS), eager reset, "
+       "the adaptive compaction controller (acc: sica, zaca when free space is scarce)",
+       {{"alloc", "liza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
+  };
+}
+
+}  // namespace
+
+const std::vector<OptionHelp>& ControllerKnobOptions() {
+  static const std::vector<OptionHelp> kKnobs = {
+      {"compaction", "compaction picking: native (RocksDB's) | sica | zaca | acc (external compactor)"},
+      {"sica_order", "sica: file order within a level: largest | min-overlap"},
+      {"acc_turning_point", "acc: use zaca when free space % is below this"},
+      {"acc_level_constraint", "acc: never zaca for L0/L1 inputs (true/false)"},
+      {"blob_gc_cutoff", "blob GC age cutoff: fixed (--blob_garbage_collection_age_cutoff) | zcutoff"},
+  };
+  return kKnobs;
+}
+
+const std::vector<OptionHelp>& FsKnobOptions() {
+  static const std::vector<OptionHelp> kKnobs = {
+      {"alloc", "zone allocation for SST, WAL and other files: liza|baza|caza"},
+      {"blob_alloc", "zone allocation for blob files (default: as --alloc)"},
+      {"zc", "zone cleaning: zenfs|greedy|cost-benefit|ccb|off"},
+      {"zc_start_level", "zenfs cleaning: start when free space % is below this"},
+      {"zc_slope", "zenfs cleaning: garbage% > 100 - slope * (start_level - free%)"},
+      {"zc_trigger", "greedy/cost-benefit/ccb cleaning: start when free space % is below this"},
+      {"zc_sst_only", "cleaning migrates only SST extents (true/false)"},
+      {"reset", "runtime zone reset: eager|lazy|far"},
+      {"lazy_twp", "lazy reset: write-pointer threshold as a fraction of zone capacity"},
+      {"reset_t", "far reset: free-space turning point T"},
+      {"reset_func", "far reset: linear|log|exp"},
+      {"finish_threshold", "finish a zone when less than this % of it remains"},
+      {"occupancy_threshold", "100 - finish_threshold (the GC-vs-GC-free study's name)"},
+  };
+  return kKnobs;
+}
+
+std::vector<Scheme> AllSchemes() { return MakeSchemes(); }
+
+Status LookupScheme(const std::string& name, Scheme* scheme) {
+  std::string known;
+  for (auto& s : MakeSchemes()) {
+    if (s.name == name) {
+      *scheme = s;
+      return Status::OK();
+    }
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  return Status::NotFound("unknown scheme '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace zonekv

@@ -1,0 +1,161 @@
+#include "storage.h"
+
+#include <sys/statvfs.h>
+
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+
+#include "zonekv/zoned_device.h"
+#include "zonekv/zonefs.h"
+
+namespace zonekv {
+
+namespace {
+
+// RocksDB's default file system in a directory. There is no zone cleaning and
+// no reset; host writes are what RocksDB wrote.
+class PosixStorage : public BenchStorage {
+ public:
+  explicit PosixStorage(std::string dir) : dir_(std::move(dir)) {}
+
+  rocksdb::Env* env() override { return rocksdb::Env::Default(); }
+  std::string db_path() const override { return dir_; }
+  void AddListeners(rocksdb::Options*) override {}
+  std::function<FsView()> ViewSource() override { return {}; }
+
+  StorageSample Sample() override {
+    StorageSample s;
+    struct statvfs st;
+    if (statvfs(dir_.c_str(), &st) == 0 && st.f_blocks > 0) {
+      s.free_ratio = static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
+    }
+    return s;
+  }
+
+  Json Metrics(uint64_t rocksdb_write_bytes) override {
+    Json fs = Json::Object();
+    Json zc = Json::Object();
+    zc.Set("blob", 0).Set("sst", 0).Set("wal", 0).Set("other", 0);
+    fs.Set("host_write_bytes", rocksdb_write_bytes)
+        .Set("zc_copy_bytes", zc)
+        .Set("resets_runtime", 0)
+        .Set("resets_zc", 0)
+        .Set("ezrc", 0)
+        .Set("r_wp", 0)
+        .Set("finish_pad_bytes", 0)
+        .Set("dlwa", 1.0)
+        .Set("fs_waf", 1.0)
+        .Set("space_used_ratio_end", 1.0 - Sample().free_ratio)
+        .Set("io_block_time_s", 0);
+    return fs;
+  }
+
+  Json Config() const override {
+    Json j = Json::Object();
+    j.Set("fs", Json::Object().Set("type", "posix").Set("db", dir_));
+    j.Set("device", Json());
+    return j;
+  }
+
+ private:
+  std::string dir_;
+};
+
+// zonekv on an emulated or real zoned device, formatted fresh for the run.
+class ZoneFsStorage : public BenchStorage {
+ public:
+  ZoneFsStorage(std::string spec, std::shared_ptr<ZoneFs> fs)
+      : spec_(std::move(spec)), fs_(std::move(fs)), env_(rocksdb::NewCompositeEnv(fs_->file_system())) {}
+
+  rocksdb::Env* env() override { return env_.get(); }
+  std::string db_path() const override { return "/db"; }
+  void AddListeners(rocksdb::Options* options) override { options->listeners.push_back(fs_->listener()); }
+  std::function<FsView()> ViewSource() override {
+    std::shared_ptr<ZoneFs> fs = fs_;
+    return [fs] { return fs->View(); };
+  }
+
+  StorageSample Sample() override {
+    StorageSample s;
+    s.free_ratio = fs_->View().free_ratio();
+    Json m = fs_->Metrics();
+    if (const Json* zc = m.Find("zc_copy_bytes")) {
+      for (const char* k : {"blob", "sst", "wal", "other"}) {
+        if (const Json* v = zc->Find(k)) s.zc_copy_bytes += static_cast<uint64_t>(v->number());
+      }
+    }
+    for (const char* k : {"resets_runtime", "resets_zc"}) {
+      if (const Json* v = m.Find(k)) s.resets += static_cast<uint64_t>(v->number());
+    }
+    return s;
+  }
+
+  Json Metrics(uint64_t) override {
+    Json fs = fs_->Metrics();
+    DeviceCounters c = fs_->device()->counters();
+    fs.Set("finish_pad_bytes", c.finish_pad_bytes).Set("dlwa", c.dlwa());
+    const Json* used = fs.Find("space_used_ratio");
+    fs.Set("space_used_ratio_end", used ? used->number() : 0.0);
+    fs.Set("free_ratio_end", fs_->View().free_ratio());
+    // Space amplification as ZenFS's df reports it: written bytes (valid and
+    // reclaimable) per valid byte.
+    const Json* valid = fs.Find("used_bytes");
+    const Json* dead = fs.Find("reclaimable_bytes");
+    double v = valid ? valid->number() : 0;
+    fs.Set("space_amp", v > 0 ? (v + (dead ? dead->number() : 0)) / v : 0.0);
+    fs.Set("device", c.ToJson());
+    return fs;
+  }
+
+  Json Config() const override {
+    Json j = Json::Object();
+    Json f = fs_->options().ToJson();
+    f.Set("type", "zonekv");
+    j.Set("fs", f);
+    Json d = fs_->device()->geometry().ToJson();
+    d.Set("spec", spec_).Set("name", fs_->device()->name());
+    j.Set("device", d);
+    return j;
+  }
+
+ private:
+  std::string spec_;
+  std::shared_ptr<ZoneFs> fs_;
+  std::unique_ptr<rocksdb::Env> env_;
+};
+
+Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_ptr<BenchStorage>* out) {
+  ZoneFsOptions opts;
+  for (const auto& [k, v] : scheme.fs_knobs) {
+    Status s = opts.policy.Set(k, v);
+    if (!s.ok()) return Status::InvalidArgument("scheme " + scheme.name + ": " + s.message());
+  }
+  for (const auto& [k, v] : config.fs_knobs) {
+    Status s = opts.policy.Set(k, v);
+    if (!s.ok()) return Status::InvalidArgument("--" + k + "=" + v + ": " + s.message());
+  }
+  ZONEKV_RETURN_IF_ERROR(opts.Validate());
+  std::unique_ptr<ZonedDevice> dev;
+  Status s = OpenDevice(config.device_spec, &dev);
+  if (s.Is(Status::Code::kInvalidArgument)) return Status::InvalidArgument("--device=" + config.device_spec + ": " + s.message());
+  if (!s.ok()) return Status::IOError("--device=" + config.device_spec + ": " + s.ToString());
+  ZONEKV_RETURN_IF_ERROR(ZoneFs::Format(dev.get(), opts));
+  std::shared_ptr<ZoneFs> fs;
+  ZONEKV_RETURN_IF_ERROR(ZoneFs::Mount(std::shared_ptr<ZonedDevice>(std::move(dev)), opts, &fs));
+  *out = std::make_unique<ZoneFsStorage>(config.device_spec, std::move(fs));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status OpenStorage(const BenchConfig& config, const Scheme& scheme, std::unique_ptr<BenchStorage>* out) {
+  if (config.fs == "posix") {
+    if (config.db_dir.empty()) return Status::InvalidArgument("--fs=posix needs --db=DIR (a directory for the database)");
+    *out = std::make_unique<PosixStorage>(config.db_dir);
+    return Status::OK();
+  }
+  if (config.fs == "zonekv") return OpenZoneFs(config, scheme, out);
+  return Status::InvalidArgument("--fs=" + config.fs + ": unknown file system (use zonekv or posix)");
+}
+
+}  // namespace zonekv

@@ -1,0 +1,55 @@
+// Where a benchmark's RocksDB lives: zonekv on a zoned device, or RocksDB's
+// default file system in a directory (the reference to compare against).
+// This is the only part of the runner that knows about the file system.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "zonekv/bench.h"
+#include "zonekv/fs_policy.h"
+#include "zonekv/json.h"
+#include "zonekv/status.h"
+
+namespace rocksdb {
+class Env;
+struct Options;
+}  // namespace rocksdb
+
+namespace zonekv {
+
+// One time-series sample of the storage.
+struct StorageSample {
+  double free_ratio = 0;       // ZenFS definition (posix: free / total of the file system)
+  uint64_t zc_copy_bytes = 0;  // cumulative
+  uint64_t resets = 0;         // cumulative, runtime + ZC
+};
+
+class BenchStorage {
+ public:
+  virtual ~BenchStorage() = default;
+  // The Env RocksDB must use and the database path within it. The Env lives
+  // as long as this object; the DB must be closed first.
+  virtual rocksdb::Env* env() = 0;
+  virtual std::string db_path() const = 0;
+  // Adds the file system's listeners (hints) to the DB options.
+  virtual void AddListeners(rocksdb::Options* options) = 0;
+  virtual StorageSample Sample() = 0;
+  // The file system's view (zones, files, hints); empty for posix.
+  virtual std::function<FsView()> ViewSource() = 0;
+  // The fs.* object with every stable key of bench.h. `rocksdb_write_bytes`
+  // is what RocksDB wrote (flush + compaction + WAL), used where the file
+  // system has no counter of its own.
+  virtual Json Metrics(uint64_t rocksdb_write_bytes) = 0;
+  // {"fs": ..., "device": ...} as configured.
+  virtual Json Config() const = 0;
+};
+
+// Opens config.fs ("zonekv": formats and mounts a file system on
+// config.device_spec with the scheme's and the flags' knobs; "posix":
+// config.db_dir). InvalidArgument naming the flag on a bad setting.
+Status OpenStorage(const BenchConfig& config, const Scheme& scheme, std::unique_ptr<BenchStorage>* out);
+
+}  // namespace zonekv

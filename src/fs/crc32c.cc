@@ -1,0 +1,29 @@
+#include "crc32c.h"
+
+#include <array>
+
+namespace zonekv {
+namespace {
+
+// Byte-wise table for the reflected polynomial 0x82F63B78.
+constexpr std::array<uint32_t, 256> MakeTable() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+constexpr std::array<uint32_t, 256> kTable = MakeTable();
+
+}  // namespace
+
+uint32_t Crc32c(uint32_t crc, const char* data, size_t n) {
+  uint32_t c = ~crc;
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; i++) c = kTable[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  return ~c;
+}
+
+}  // namespace zonekv

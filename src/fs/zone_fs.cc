@@ -1,0 +1,592 @@
+// ZoneFs: format, mount, the file namespace and the public wrappers.
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
+#include "zone_fs_impl.h"
+
+namespace zonekv {
+
+// ---- ZoneFsOptions ----------------------------------------------------------------
+
+Status ZoneFsOptions::Validate() const {
+  ZONEKV_RETURN_IF_ERROR(policy.Validate());
+  if (meta_zones < 2) {
+    return Status::InvalidArgument("meta_zones is " + std::to_string(meta_zones) +
+                                   "; at least 2 are needed to roll the journal");
+  }
+  if (write_buffer_bytes == 0) return Status::InvalidArgument("write_buffer_bytes must be > 0");
+  if (zc_interval_ms == 0) return Status::InvalidArgument("zc_interval_ms must be > 0");
+  return Status::OK();
+}
+
+Json ZoneFsOptions::ToJson() const {
+  Json j = Json::Object();
+  j.Set("policy", policy.ToJson())
+      .Set("meta_zones", meta_zones)
+      .Set("write_buffer_bytes", write_buffer_bytes)
+      .Set("zc_interval_ms", zc_interval_ms)
+      .Set("alloc_timeout_ms", alloc_timeout_ms)
+      .Set("read_only", read_only)
+      .Set("emergency_zc", emergency_zc);
+  return j;
+}
+
+std::string NormalizePath(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string p = path.substr(i, j - i);
+    if (p == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!p.empty() && p != ".") {
+      parts.push_back(p);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+namespace {
+std::string Parent(const std::string& name) {
+  size_t k = name.rfind('/');
+  return k == 0 || k == std::string::npos ? "/" : name.substr(0, k);
+}
+uint64_t WallSeconds() { return static_cast<uint64_t>(std::time(nullptr)); }
+}  // namespace
+
+// ---- Impl: construction, format, mount --------------------------------------------
+
+ZoneFs::Impl::Impl(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts)
+    : dev_(std::move(dev)),
+      opts_(opts),
+      geo_(dev_->geometry()),
+      bs_(geo_.block_size),
+      start_(std::chrono::steady_clock::now()) {}
+
+ZoneFs::Impl::~Impl() { Shutdown(); }
+
+Status ZoneFs::Impl::Format(ZonedDevice* dev, const ZoneFsOptions& opts) {
+  ZONEKV_RETURN_IF_ERROR(opts.Validate());
+  const DeviceGeometry& g = dev->geometry();
+  if (g.nr_zones < opts.meta_zones + 2) {
+    return Status::InvalidArgument("device has " + std::to_string(g.nr_zones) + " zones; zonekv needs meta_zones (" +
+                                   std::to_string(opts.meta_zones) + ") + at least 2 data zones");
+  }
+  std::vector<ZoneInfo> zones;
+  ZONEKV_RETURN_IF_ERROR(dev->ReportZones(0, g.nr_zones, &zones));
+  for (const auto& z : zones) {
+    if (z.id >= opts.meta_zones && z.written_bytes() > 0) ZONEKV_RETURN_IF_ERROR(dev->ResetZone(z.id));
+  }
+  Superblock sb;
+  sb.sequence = 1;
+  sb.block_size = g.block_size;
+  sb.zone_size_bytes = g.zone_size_bytes;
+  sb.zone_capacity_bytes = g.zone_capacity_bytes;
+  sb.nr_zones = g.nr_zones;
+  sb.meta_zones = opts.meta_zones;
+  Journal j(dev, opts.meta_zones);
+  return j.Format(sb);
+}
+
+Status ZoneFs::Impl::Mount() {
+  ZONEKV_RETURN_IF_ERROR(opts_.Validate());
+  ZONEKV_RETURN_IF_ERROR(MakeAllocationPolicy(opts_.policy.alloc, opts_.policy, &alloc_));
+  if (!opts_.policy.blob_alloc.empty()) {
+    ZONEKV_RETURN_IF_ERROR(MakeAllocationPolicy(opts_.policy.blob_alloc, opts_.policy, &blob_alloc_));
+  }
+  ZONEKV_RETURN_IF_ERROR(MakeCleaningPolicy(opts_.policy, &zc_));
+  ZONEKV_RETURN_IF_ERROR(MakeResetPolicy(opts_.policy, &reset_));
+
+  journal_ = std::make_unique<Journal>(dev_.get(), opts_.meta_zones);
+  Superblock sb;
+  MetaState st;
+  ZONEKV_RETURN_IF_ERROR(journal_->Recover(&sb, &st));
+  ZONEKV_RETURN_IF_ERROR(sb.CheckGeometry(geo_));
+  if (sb.meta_zones != opts_.meta_zones) {
+    return Status::InvalidArgument("file system was formatted with meta_zones " + std::to_string(sb.meta_zones) +
+                                   " but mounted with " + std::to_string(opts_.meta_zones));
+  }
+  meta_zones_ = sb.meta_zones;
+
+  std::vector<ZoneInfo> infos;
+  ZONEKV_RETURN_IF_ERROR(dev_->ReportZones(0, geo_.nr_zones, &infos));
+  if (infos.size() != geo_.nr_zones) return Status::IOError("zone report returned " + std::to_string(infos.size()) + " zones");
+  zones_.resize(geo_.nr_zones);
+  for (const auto& zi : infos) {
+    ZoneEntry& z = zones_[zi.id];
+    z.capacity_bytes = zi.capacity_bytes;
+    z.wp_bytes = zi.state == ZoneState::kFull ? zi.capacity_bytes : zi.written_bytes();
+    z.state = zi.state;
+    z.reset_count = zi.reset_count;
+  }
+
+  std::lock_guard<std::mutex> l(mu_);
+  next_file_id_ = st.next_file_id;
+  dirs_ = st.dirs;
+  for (auto& [id, fm] : st.files) {
+    auto rec = std::make_unique<FileRecord>();
+    rec->meta = std::move(fm);
+    FileRecord* f = rec.get();
+    if (names_.count(f->meta.name)) {
+      mount_problems_.push_back("file name " + f->meta.name + " is used by two files (ids " +
+                                std::to_string(names_[f->meta.name]->meta.id) + " and " + std::to_string(id) + ")");
+      continue;
+    }
+    for (size_t i = 0; i < f->meta.extents.size(); i++) {
+      const Extent& e = f->meta.extents[i];
+      std::string where = "file " + f->meta.name + " extent " + std::to_string(i) + " [zone " + std::to_string(e.zone) +
+                          ", " + std::to_string(e.offset_bytes) + "+" + std::to_string(e.length_bytes) + ")";
+      if (e.zone < meta_zones_ || e.zone >= geo_.nr_zones) {
+        mount_problems_.push_back(where + " is not in a data zone");
+        continue;
+      }
+      ZoneEntry& z = zones_[e.zone];
+      if (e.offset_bytes % bs_ != 0) mount_problems_.push_back(where + " is not block aligned");
+      if (e.offset_bytes + RoundUp(e.length_bytes, bs_) > z.wp_bytes) {
+        mount_problems_.push_back(where + " is beyond the zone's write pointer " + std::to_string(z.wp_bytes));
+      }
+      uint64_t bytes = RoundUp(e.length_bytes, bs_);
+      z.valid_bytes += bytes;
+      z.valid_by_kind[static_cast<int>(f->meta.hints.kind)] += bytes;
+      if (f->meta.hints.lifetime > z.lifetime) z.lifetime = f->meta.hints.lifetime;
+    }
+    RebuildEndsLocked(f);
+    f->synced_extents = f->meta.extents.size();
+    f->synced_size = f->meta.size_bytes;
+    names_[f->meta.name] = f;
+    files_[id] = std::move(rec);
+  }
+  if (opts_.read_only) return Status::OK();
+  if (!mount_problems_.empty()) {
+    return Status::Corruption(mount_problems_[0] + (mount_problems_.size() > 1
+                                                        ? " (and " + std::to_string(mount_problems_.size() - 1) +
+                                                              " more problems; run 'zonekv fs fsck')"
+                                                        : ""));
+  }
+  // Zones left open by the previous mount hold no writer now.
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    if (IsOpen(zones_[z].state)) {
+      ZONEKV_RETURN_IF_ERROR(dev_->CloseZone(z));
+      zones_[z].state = ZoneState::kClosed;
+    }
+  }
+  // A fresh snapshot drops any torn tail of the journal we replayed.
+  ZONEKV_RETURN_IF_ERROR(journal_->Roll(SnapshotLocked()));
+  RuntimeResetLocked();
+  if (opts_.policy.zc != "off") cleaner_ = std::thread([this] { CleanerLoop(); });
+  return Status::OK();
+}
+
+void ZoneFs::Impl::Shutdown() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    stop_ = true;
+  }
+  clean_cv_.notify_all();
+  zone_cv_.notify_all();
+  if (cleaner_.joinable()) cleaner_.join();
+  if (journal_ != nullptr && !opts_.read_only) Sync();
+}
+
+// ---- Journal helpers -------------------------------------------------------------
+
+std::string ZoneFs::Impl::SnapshotLocked() const {
+  MetaState st;
+  st.next_file_id = next_file_id_;
+  st.dirs = dirs_;
+  for (const auto& [name, f] : names_) {
+    FileMeta m = f->meta;
+    // Only what was journaled survives a crash; a snapshot must not promise
+    // more. Synced extents are never modified in place (AddExtentLocked).
+    m.extents.resize(f->synced_extents);
+    m.size_bytes = f->synced_size;
+    st.files[m.id] = std::move(m);
+  }
+  return st.EncodeSnapshot();
+}
+
+// Convention: callers change the in-memory state first and journal after,
+// so that a rollover inside Append snapshots a state that includes `b`.
+Status ZoneFs::Impl::JournalLocked(const EditBatch& b) {
+  if (b.empty()) return Status::OK();
+  if (opts_.read_only) return Status::NotSupported("file system is mounted read-only");
+  if (!journal_error_.ok()) return journal_error_;
+  journal_dirty_ = true;
+  Status s = journal_->Append(b.data(), [this] { return SnapshotLocked(); });
+  if (!s.ok()) {
+    // Memory is now ahead of the journal. From here on nothing may be
+    // reset (the journal could still name the data) and no metadata change
+    // is accepted; a remount recovers the last journaled state.
+    journal_error_ = Status::IOError("metadata journal write failed (" + s.ToString() +
+                                     "); the file system accepts no more changes until it is remounted");
+  }
+  return s;
+}
+
+Status ZoneFs::Impl::Sync() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (opts_.read_only) return Status::OK();
+  for (auto& [id, f] : files_) {
+    if (f->deleted) continue;
+    if (f->writing && (f->synced_size != f->meta.size_bytes || f->synced_extents != f->meta.extents.size() ||
+                       f->hints_dirty)) {
+      EditBatch b;
+      if (f->hints_dirty) b.SetHints(f->meta.id, f->meta.hints);
+      b.SetTail(f->meta.id, f->meta.size_bytes, WallSeconds(), f->synced_extents, f->meta.extents, f->synced_extents);
+      f->synced_extents = f->meta.extents.size();
+      f->synced_size = f->meta.size_bytes;
+      f->hints_dirty = false;
+      ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
+    }
+  }
+  ZONEKV_RETURN_IF_ERROR(dev_->Flush());
+  journal_dirty_ = false;
+  return Status::OK();
+}
+
+// ---- Namespace ---------------------------------------------------------------------
+
+FileRecord* ZoneFs::Impl::FindLocked(const std::string& name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : it->second;
+}
+
+void ZoneFs::Impl::UnlinkLocked(FileRecord* f, EditBatch* b) {
+  b->DeleteFile(f->meta.id);
+  names_.erase(f->meta.name);
+  f->deleted = true;
+  if (f->handles == 0) {
+    FreeExtentsLocked(f);
+    files_.erase(f->meta.id);
+  }
+}
+
+Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
+  if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot create " + name);
+  if (dirs_.count(name)) return Status::InvalidArgument(name + " is a directory");
+  EditBatch b;
+  if (FileRecord* old = FindLocked(name)) {
+    if (old->writing) return Status::Busy(name + " is open for writing");
+    UnlinkLocked(old, &b);
+  }
+  auto rec = std::make_unique<FileRecord>();
+  FileRecord* f = rec.get();
+  f->meta.id = next_file_id_++;
+  f->meta.name = name;
+  f->meta.mtime_s = WallSeconds();
+  uint64_t number = 0;
+  f->meta.hints.kind = FileKindFromName(name, &number);
+  f->meta.hints.number = number;
+  auto pj = pending_jobs_.find(name);
+  if (pj != pending_jobs_.end()) {
+    f->meta.hints.job = pj->second.first;
+    f->meta.hints.level = pj->second.second;
+    pending_jobs_.erase(pj);
+  }
+  b.CreateFile(f->meta);
+  files_[f->meta.id] = std::move(rec);
+  names_[name] = f;
+  Status s = JournalLocked(b);
+  if (!s.ok()) return s;
+  *out = f;
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
+  Status s;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    FileRecord* f = nullptr;
+    s = CreateLocked(name, &f);
+    if (s.ok()) {
+      f->writing = true;
+      f->handles++;
+      *out = f;
+    }
+  }
+  RuntimeReset();  // the replaced file's zones may now hold no valid data
+  return s;
+}
+
+Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) ZONEKV_RETURN_IF_ERROR(CreateLocked(name, &f));
+  if (f->writing) return Status::Busy(name + " is already open for writing");
+  if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot write " + name);
+  f->writing = true;
+  f->handles++;
+  *out = f;
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) return Status::NotFound(name + ": no such file");
+  f->handles++;
+  *out = f;
+  return Status::OK();
+}
+
+void ZoneFs::Impl::CloseHandle(FileRecord* f) {
+  bool freed = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (--f->handles == 0 && f->deleted) {
+      FreeExtentsLocked(f);
+      files_.erase(f->meta.id);
+      freed = true;
+    }
+  }
+  if (freed) RuntimeReset();
+}
+
+Status ZoneFs::Impl::DeleteFile(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
+    FileRecord* f = FindLocked(name);
+    if (f == nullptr) return Status::NotFound(name + ": no such file");
+    EditBatch b;
+    UnlinkLocked(f, &b);
+    ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
+  }
+  RuntimeReset();
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
+    FileRecord* f = FindLocked(src);
+    if (f == nullptr) return Status::NotFound(src + ": no such file");
+    if (src == dst) return Status::OK();
+    if (dirs_.count(dst)) return Status::InvalidArgument("cannot rename " + src + " over directory " + dst);
+    EditBatch b;
+    if (FileRecord* old = FindLocked(dst)) UnlinkLocked(old, &b);
+    b.Rename(f->meta.id, dst);
+    names_.erase(src);
+    f->meta.name = dst;
+    uint64_t number = 0;
+    FileKind kind = FileKindFromName(dst, &number);
+    if (kind != f->meta.hints.kind || number != f->meta.hints.number) {
+      f->meta.hints.kind = kind;
+      f->meta.hints.number = number;
+      b.SetHints(f->meta.id, f->meta.hints);
+    }
+    names_[dst] = f;
+    ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
+  }
+  RuntimeReset();
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::FileExists(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (name == "/" || names_.count(name) || dirs_.count(name)) return Status::OK();
+  return Status::NotFound(name + ": no such file or directory");
+}
+
+Status ZoneFs::Impl::IsDirectory(const std::string& name, bool* is_dir) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (name == "/" || dirs_.count(name)) {
+    *is_dir = true;
+    return Status::OK();
+  }
+  if (names_.count(name)) {
+    *is_dir = false;
+    return Status::OK();
+  }
+  return Status::NotFound(name + ": no such file or directory");
+}
+
+Status ZoneFs::Impl::GetFileSize(const std::string& name, uint64_t* size) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) return Status::NotFound(name + ": no such file");
+  *size = f->meta.size_bytes;
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::GetModificationTime(const std::string& name, uint64_t* mtime_s) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) {
+    if (dirs_.count(name) || name == "/") {
+      *mtime_s = 0;
+      return Status::OK();
+    }
+    return Status::NotFound(name + ": no such file");
+  }
+  *mtime_s = f->meta.mtime_s;
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string>* out) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (dir != "/" && !dirs_.count(dir)) return Status::NotFound(dir + ": no such directory");
+  std::string prefix = dir == "/" ? "/" : dir + "/";
+  std::set<std::string> children;
+  auto collect = [&](const std::string& name) {
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return;
+    std::string rest = name.substr(prefix.size());
+    children.insert(rest.substr(0, rest.find('/')));
+  };
+  for (auto it = names_.lower_bound(prefix); it != names_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    collect(it->first);
+  }
+  for (const auto& d : dirs_) collect(d);
+  out->assign(children.begin(), children.end());
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::CreateDir(const std::string& name, bool ok_if_exists) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (name == "/" || dirs_.count(name)) {
+    return ok_if_exists ? Status::OK() : Status::InvalidArgument(name + ": directory exists");
+  }
+  if (names_.count(name)) return Status::InvalidArgument(name + " exists and is a file");
+  if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot create " + name);
+  EditBatch b;
+  // Parents are created implicitly.
+  for (std::string d = name; d != "/" && !dirs_.count(d); d = Parent(d)) {
+    dirs_.insert(d);
+    b.CreateDir(d);
+  }
+  return JournalLocked(b);
+}
+
+Status ZoneFs::Impl::DeleteDir(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!dirs_.count(name)) return Status::NotFound(name + ": no such directory");
+  std::string prefix = name + "/";
+  auto it = names_.lower_bound(prefix);
+  if (it != names_.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+    return Status::InvalidArgument(name + ": directory not empty (holds " + it->first + ")");
+  }
+  auto dit = dirs_.lower_bound(prefix);
+  if (dit != dirs_.end() && dit->compare(0, prefix.size(), prefix) == 0) {
+    return Status::InvalidArgument(name + ": directory not empty (holds " + *dit + ")");
+  }
+  dirs_.erase(name);
+  EditBatch b;
+  b.DeleteDir(name);
+  return JournalLocked(b);
+}
+
+Status ZoneFs::Impl::LockFile(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (locks_.count(name)) return Status::Busy("lock " + name + " is already held by this process");
+    locks_.insert(name);
+    if (FindLocked(name) != nullptr || opts_.read_only) return Status::OK();
+  }
+  FileRecord* f = nullptr;
+  Status s = ReopenFile(name, &f);
+  if (s.ok()) {
+    s = CloseWriter(f);
+    CloseHandle(f);
+  }
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> l(mu_);
+    locks_.erase(name);
+  }
+  return s;
+}
+
+Status ZoneFs::Impl::UnlockFile(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!locks_.erase(name)) return Status::InvalidArgument("lock " + name + " is not held");
+  return Status::OK();
+}
+
+// ---- Hints -------------------------------------------------------------------------
+
+void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (f->meta.hints.lifetime != lt) {
+    f->meta.hints.lifetime = lt;
+    f->hints_dirty = true;
+  }
+}
+
+void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) {
+    pending_jobs_[name] = {job, level};
+    // Bounded: names of files never created (failed jobs) are dropped.
+    if (pending_jobs_.size() > 1024) pending_jobs_.erase(pending_jobs_.begin());
+    return;
+  }
+  f->meta.hints.job = job;
+  f->meta.hints.level = level;
+  f->hints_dirty = true;
+}
+
+void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::string& smallest,
+                                 const std::string& largest) {
+  std::lock_guard<std::mutex> l(mu_);
+  FileRecord* f = FindLocked(name);
+  if (f == nullptr) return;
+  FileHints& h = f->meta.hints;
+  if (h.level == level && h.smallest_key == smallest && h.largest_key == largest) return;
+  h.level = level;
+  h.smallest_key = smallest;
+  h.largest_key = largest;
+  if (f->writing) {
+    f->hints_dirty = true;
+    return;
+  }
+  EditBatch b;
+  b.SetHints(f->meta.id, h);
+  JournalLocked(b);  // hints are advisory: a failed journal write loses only them
+}
+
+// ---- ZoneFs wrappers ------------------------------------------------------------------
+
+ZoneFs::ZoneFs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ZoneFs::~ZoneFs() { impl_->Shutdown(); }
+
+Status ZoneFs::Format(ZonedDevice* dev, const ZoneFsOptions& opts) { return Impl::Format(dev, opts); }
+
+Status ZoneFs::Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts, std::shared_ptr<ZoneFs>* out) {
+  if (dev == nullptr) return Status::InvalidArgument("ZoneFs::Mount: no device");
+  auto impl = std::make_unique<Impl>(std::move(dev), opts);
+  ZONEKV_RETURN_IF_ERROR(impl->Mount());
+  out->reset(new ZoneFs(std::move(impl)));
+  return Status::OK();
+}
+
+FsView ZoneFs::View() const { return impl_->View(); }
+void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(std::move(scores)); }
+Json ZoneFs::Metrics() const { return impl_->Metrics(); }
+std::vector<FsckProblem> ZoneFs::Fsck() const { return impl_->Fsck(); }
+std::vector<FileExtents> ZoneFs::Files() const { return impl_->Files(); }
+Json ZoneFs::Dump() const { return impl_->Dump(); }
+
+Status ZoneFs::ReadFile(const std::string& name, std::string* data) const {
+  FileRecord* f = nullptr;
+  ZONEKV_RETURN_IF_ERROR(impl_->OpenForRead(NormalizePath(name), &f));
+  data->assign(impl_->FileSize(f), '\0');
+  size_t got = 0;
+  Status s = impl_->Read(f, 0, data->size(), data->data(), &got);
+  data->resize(got);
+  impl_->CloseHandle(f);
+  return s;
+}
+Status ZoneFs::Sync() { return impl_->Sync(); }
+std::shared_ptr<ZonedDevice> ZoneFs::device() { return impl_->shared_dev(); }
+const ZoneFsOptions& ZoneFs::options() const { return impl_->options(); }
+
+}  // namespace zonekv

@@ -1,0 +1,241 @@
+// ZoneFs zone cleaning: a background thread asks the cleaning policy for
+// victims, copies their valid extents into the cleaner's own zone, swaps
+// the files' extent lists (one journaled replace record per file) and resets
+// the victims that no longer hold valid data.
+//
+// Files open for writing are skipped (their extent lists are changing); with
+// zc_sst_only only SST extents move, as in ZenFS. A victim that keeps valid
+// data is not reset.
+#include <algorithm>
+#include <chrono>
+
+#include "zone_fs_impl.h"
+
+namespace zonekv {
+
+void ZoneFs::Impl::CleanerLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_) {
+    clean_cv_.wait_for(l, std::chrono::milliseconds(opts_.zc_interval_ms), [this] { return stop_ || clean_kick_; });
+    if (stop_) break;
+    clean_kick_ = false;
+    l.unlock();
+    RuntimeReset();  // time-dependent reset policies get a regular look
+    // Policies may return one victim per call: ask again while cleaning frees zones.
+    while (CleanOnce() > 0 && !stop_requested()) {
+    }
+    l.lock();
+    clean_passes_++;
+    zone_cv_.notify_all();
+  }
+}
+
+int ZoneFs::Impl::CleanOnce() {
+  std::vector<uint32_t> victims;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    FsView v = BuildViewLocked(false, nullptr);
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<uint32_t> picks = zc_->PickVictims(v);
+    zc_time_.Since(t0);
+    if (picks.empty() && emergency_ && opts_.emergency_zc) {
+      // A writer is out of zones and the policy sees nothing to clean: take
+      // the full zone with the most garbage (see ZoneFsOptions::emergency_zc).
+      const ZoneView* best = nullptr;
+      for (const auto& z : v.zones) {
+        if (z.full() && !z.busy && z.invalid_bytes() > 0 && (best == nullptr || z.valid_bytes < best->valid_bytes)) {
+          best = &z;
+        }
+      }
+      if (best != nullptr) {
+        picks.push_back(best->id);
+        emergency_passes_++;
+      }
+    }
+    emergency_ = false;
+    for (uint32_t z : picks) {
+      if (z < meta_zones_ || z >= geo_.nr_zones) continue;
+      ZoneEntry& e = zones_[z];
+      if (e.busy() || e.wp_bytes == 0) continue;
+      e.cleaning = true;
+      victims.push_back(z);
+    }
+  }
+  int reset = 0;
+  bool out_of_space = false;
+  for (uint32_t z : victims) {
+    // Reset each victim as soon as it is empty, so that the space cleaning
+    // consumes is recycled within the pass.
+    bool migrated = !out_of_space && MigrateZone(z);
+    out_of_space |= !migrated;
+    std::unique_lock<std::shared_mutex> rl(reset_mu_);
+    std::lock_guard<std::mutex> l(mu_);
+    ZoneEntry& e = zones_[z];
+    e.cleaning = false;
+    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z).ok()) {
+      resets_zc_++;
+      reset++;
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (cleaner_zone_ >= 0 && IsOpen(zones_[cleaner_zone_].state)) {
+    if (dev_->CloseZone(static_cast<uint32_t>(cleaner_zone_)).ok()) zones_[cleaner_zone_].state = ZoneState::kClosed;
+  }
+  zone_cv_.notify_all();
+  return reset;
+}
+
+bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out) {
+  std::string buf;
+  uint64_t done = 0;
+  while (done < len) {
+    uint32_t z = 0;
+    uint64_t off = 0, chunk = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stop_) return false;
+      if (cleaner_zone_ < 0) {
+        // The empty zone the allocation view kept back for us.
+        for (uint32_t c = meta_zones_; c < geo_.nr_zones; c++) {
+          const ZoneEntry& e = zones_[c];
+          if (!e.busy() && e.wp_bytes == 0 && e.state == ZoneState::kEmpty) {
+            cleaner_zone_ = c;
+            zones_[c].cleaner_target = true;
+            break;
+          }
+        }
+        if (cleaner_zone_ < 0) return false;
+      }
+      z = static_cast<uint32_t>(cleaner_zone_);
+      const ZoneEntry& e = zones_[z];
+      off = e.wp_bytes;
+      chunk = std::min(len - done, e.capacity_bytes - e.wp_bytes);
+    }
+    buf.resize(chunk);
+    Status s = dev_->Read(src + done, chunk, buf.data());
+    if (s.ok()) s = dev_->Write(static_cast<uint64_t>(z) * geo_.zone_size_bytes + off, buf.data(), chunk);
+    std::lock_guard<std::mutex> l(mu_);
+    if (!s.ok()) {
+      RefreshZoneLocked(z);
+      return false;
+    }
+    ZoneEntry& e = zones_[z];
+    e.wp_bytes += chunk;
+    // Counted valid at once: once the zone is full it is no longer the
+    // cleaner's, and a zone holding copies must never look empty to the
+    // reset policy. MigrateZone takes the bytes back if the swap fails.
+    e.valid_bytes += chunk;
+    e.valid_by_kind[kind] += chunk;
+    e.last_write_us = NowUsLocked();
+    e.state = e.wp_bytes >= e.capacity_bytes ? ZoneState::kFull : ZoneState::kImplicitOpen;
+    if (e.state == ZoneState::kFull) {
+      e.cleaner_target = false;
+      cleaner_zone_ = -1;
+    }
+    uint64_t piece_exact = std::min(chunk, exact - std::min(exact, done));
+    out->push_back(Extent{z, off, piece_exact});
+    done += chunk;
+  }
+  return true;
+}
+
+void ZoneFs::Impl::Uncount(const Extent& p, int kind) {
+  ZoneEntry& z = zones_[p.zone];
+  uint64_t pb = RoundUp(p.length_bytes, bs_);
+  z.valid_bytes -= std::min(z.valid_bytes, pb);
+  z.valid_by_kind[kind] -= std::min(z.valid_by_kind[kind], pb);
+}
+
+void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, int kind) {
+  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& pieces : moved) {
+    for (const auto& p : pieces) Uncount(p, kind);
+  }
+}
+
+bool ZoneFs::Impl::MigrateZone(uint32_t v) {
+  struct Item {
+    uint64_t file;
+    size_t index;
+    Extent extent;
+    int kind;
+  };
+  std::vector<Item> items;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& [name, f] : names_) {
+      if (f->writing) {
+        // Its extents cannot move, so the victim could not be reset:
+        // copying the rest now would only consume space.
+        for (const auto& e : f->meta.extents) {
+          if (e.zone == v) return true;
+        }
+        continue;
+      }
+      if (opts_.policy.zc_sst_only && f->meta.hints.kind != FileKind::kSst) continue;
+      for (size_t i = 0; i < f->meta.extents.size(); i++) {
+        if (f->meta.extents[i].zone == v) {
+          items.push_back({f->meta.id, i, f->meta.extents[i], static_cast<int>(f->meta.hints.kind)});
+        }
+      }
+    }
+  }
+  size_t k = 0;
+  while (k < items.size()) {
+    // All extents of one file are swapped together.
+    size_t end = k;
+    while (end < items.size() && items[end].file == items[k].file) end++;
+    std::vector<std::vector<Extent>> moved(end - k);
+    for (size_t j = k; j < end; j++) {
+      const Extent& e = items[j].extent;
+      uint64_t src = static_cast<uint64_t>(v) * geo_.zone_size_bytes + e.offset_bytes;
+      if (!CopyToCleanerZone(src, RoundUp(e.length_bytes, bs_), e.length_bytes, items[j].kind, &moved[j - k])) {
+        DropCopies(moved, items[k].kind);
+        return false;
+      }
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = files_.find(items[k].file);
+    FileRecord* f = it == files_.end() ? nullptr : it->second.get();
+    bool same = f != nullptr && !f->deleted && !f->writing;
+    for (size_t j = k; same && j < end; j++) {
+      same = items[j].index < f->meta.extents.size() && f->meta.extents[items[j].index] == items[j].extent;
+    }
+    if (same) {
+      // Replace back to front so earlier indexes stay valid.
+      std::vector<Extent> ext = f->meta.extents;
+      for (size_t j = end; j-- > k;) {
+        const std::vector<Extent>& pieces = moved[j - k];
+        size_t idx = items[j].index;
+        ext.erase(ext.begin() + static_cast<long>(idx));
+        ext.insert(ext.begin() + static_cast<long>(idx), pieces.begin(), pieces.end());
+      }
+      EditBatch b;
+      b.ReplaceExtents(f->meta.id, ext);
+      int kind = items[k].kind;
+      for (size_t j = k; j < end; j++) {
+        uint64_t bytes = RoundUp(items[j].extent.length_bytes, bs_);
+        ZoneEntry& ve = zones_[v];
+        ve.valid_bytes -= std::min(ve.valid_bytes, bytes);
+        ve.valid_by_kind[kind] -= std::min(ve.valid_by_kind[kind], bytes);
+        zc_copy_bytes_[kind] += bytes;
+      }
+      f->meta.extents = std::move(ext);
+      RebuildEndsLocked(f);
+      f->synced_extents = f->meta.extents.size();
+      // A failed journal write leaves the old extents on the device; the
+      // victim keeps its data until the next mount (it is not reset: the
+      // swap is in memory only, so stop cleaning).
+      if (!JournalLocked(b).ok()) return false;
+    } else {
+      // The file changed meanwhile: the copies are garbage.
+      for (const auto& pieces : moved) {
+        for (const auto& p : pieces) Uncount(p, items[k].kind);
+      }
+    }
+    k = end;
+  }
+  return true;
+}
+
+}  // namespace zonekv

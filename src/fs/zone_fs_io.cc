@@ -1,0 +1,429 @@
+// ZoneFs data path: zone allocation, writes, reads, finish and runtime reset.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+
+#include "zone_fs_impl.h"
+
+namespace zonekv {
+namespace {
+
+uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
+
+uint64_t ZoneFs::Impl::NowUsLocked() const { return ElapsedUs(start_); }
+
+uint32_t ZoneFs::Impl::DataLimit(uint32_t device_limit) const {
+  uint32_t data_zones = geo_.nr_zones - meta_zones_;
+  if (device_limit == 0) return data_zones;
+  // One resource for the metadata journal, one for the cleaner.
+  uint32_t reserved = opts_.policy.zc == "off" ? 1 : 2;
+  return device_limit > reserved ? device_limit - reserved : 1;
+}
+
+void ZoneFs::Impl::CountZonesLocked(uint32_t* open, uint32_t* active) const {
+  *open = 0;
+  *active = 0;
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    const ZoneEntry& e = zones_[z];
+    if (e.cleaner_target) continue;
+    if (e.owner != 0 || e.in_io) (*open)++;
+    if (e.owner != 0 || (e.wp_bytes > 0 && e.state != ZoneState::kFull)) (*active)++;
+  }
+}
+
+void ZoneFs::Impl::RebuildEndsLocked(FileRecord* f) {
+  f->ext_end.resize(f->meta.extents.size());
+  uint64_t end = 0;
+  for (size_t i = 0; i < f->meta.extents.size(); i++) {
+    end += f->meta.extents[i].length_bytes;
+    f->ext_end[i] = end;
+  }
+}
+
+void ZoneFs::Impl::AddExtentLocked(FileRecord* f, const Extent& e) {
+  auto& ext = f->meta.extents;
+  // Extend the last extent when the new one continues it in the same zone,
+  // but never an extent already journaled: synced extents stay as journaled.
+  if (!ext.empty() && ext.size() > f->synced_extents) {
+    Extent& last = ext.back();
+    if (last.zone == e.zone && last.length_bytes % bs_ == 0 && last.offset_bytes + last.length_bytes == e.offset_bytes) {
+      last.length_bytes += e.length_bytes;
+      f->ext_end.back() += e.length_bytes;
+      return;
+    }
+  }
+  ext.push_back(e);
+  f->ext_end.push_back((f->ext_end.empty() ? 0 : f->ext_end.back()) + e.length_bytes);
+}
+
+void ZoneFs::Impl::FreeExtentsLocked(FileRecord* f) {
+  int kind = static_cast<int>(f->meta.hints.kind);
+  uint64_t now = NowUsLocked();
+  for (const auto& e : f->meta.extents) {
+    ZoneEntry& z = zones_[e.zone];
+    uint64_t bytes = RoundUp(e.length_bytes, bs_);
+    z.valid_bytes -= std::min(z.valid_bytes, bytes);
+    z.valid_by_kind[kind] -= std::min(z.valid_by_kind[kind], bytes);
+    z.last_write_us = now;
+  }
+  if (f->zone >= 0) ReleaseZoneLocked(f);
+  f->meta.extents.clear();
+  f->ext_end.clear();
+}
+
+void ZoneFs::Impl::ReleaseZoneLocked(FileRecord* f) {
+  if (f->zone < 0) return;
+  ZoneEntry& z = zones_[f->zone];
+  z.owner = 0;
+  if (IsOpen(z.state)) {
+    // Closing returns the open resource; a failure leaves the zone open,
+    // which the device counts but we do not, so report it through the
+    // allocation path's limit errors rather than here.
+    if (dev_->CloseZone(static_cast<uint32_t>(f->zone)).ok()) z.state = ZoneState::kClosed;
+  }
+  f->zone = -1;
+  progress_++;
+  zone_cv_.notify_all();
+}
+
+void ZoneFs::Impl::RefreshZoneLocked(uint32_t z) {
+  ZoneInfo info;
+  if (!dev_->ReportZone(z, &info).ok()) return;
+  ZoneEntry& e = zones_[z];
+  e.state = info.state;
+  e.wp_bytes = info.state == ZoneState::kFull ? info.capacity_bytes : info.written_bytes();
+}
+
+Status ZoneFs::Impl::FinishZoneLocked(uint32_t z) {
+  ZoneEntry& e = zones_[z];
+  ZONEKV_RETURN_IF_ERROR(dev_->FinishZone(z));
+  e.state = ZoneState::kFull;
+  e.wp_bytes = e.capacity_bytes;
+  finishes_++;
+  progress_++;
+  zone_cv_.notify_all();
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
+  if (!journal_error_.ok()) return journal_error_;
+  ZoneEntry& e = zones_[z];
+  // A reset is durable at once. The journal records that freed the zone
+  // (deletes, replaces) must be durable before it, or a power loss would
+  // bring back files whose data is gone.
+  if (journal_dirty_) {
+    ZONEKV_RETURN_IF_ERROR(dev_->Flush());
+    journal_dirty_ = false;
+  }
+  ZONEKV_RETURN_IF_ERROR(dev_->ResetZone(z));
+  ZoneInfo info;
+  if (dev_->ReportZone(z, &info).ok()) {
+    e.capacity_bytes = info.capacity_bytes;
+    e.state = info.state;
+    e.reset_count = info.reset_count;
+  } else {
+    e.state = ZoneState::kEmpty;
+    e.reset_count++;
+  }
+  e.wp_bytes = 0;
+  e.valid_bytes = 0;
+  std::fill(std::begin(e.valid_by_kind), std::end(e.valid_by_kind), 0);
+  e.lifetime = Lifetime::kNotSet;
+  progress_++;
+  zone_cv_.notify_all();
+  return Status::OK();
+}
+
+void ZoneFs::Impl::ApplyFinishThresholdLocked() {
+  if (opts_.policy.finish_threshold_pct <= 0) return;
+  FsView v = BuildViewLocked(false, nullptr);
+  for (uint32_t z : ZonesToFinish(v, opts_.policy.finish_threshold_pct)) {
+    if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy()) continue;
+    FinishZoneLocked(z);  // best effort: a zone that cannot be finished stays usable
+  }
+}
+
+int ZoneFs::Impl::RuntimeResetLocked() {
+  if (opts_.read_only) return 0;
+  FsView v = BuildViewLocked(false, nullptr);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint32_t> picks = reset_->PickZonesToReset(v);
+  reset_time_.Since(t0);
+  int n = 0;
+  for (uint32_t z : picks) {
+    if (z < meta_zones_ || z >= geo_.nr_zones) continue;
+    ZoneEntry& e = zones_[z];
+    if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
+    double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
+    if (!ResetZoneLocked(z).ok()) continue;
+    r_wp_sum_ += frac;
+    resets_runtime_++;
+    n++;
+  }
+  return n;
+}
+
+void ZoneFs::Impl::RuntimeReset() {
+  std::unique_lock<std::shared_mutex> rl(reset_mu_);
+  std::lock_guard<std::mutex> l(mu_);
+  RuntimeResetLocked();
+}
+
+bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    ZoneEntry& e = zones_[z];
+    if (e.owner == 0 || e.owner == requester || e.in_io) continue;
+    auto it = files_.find(e.owner);
+    if (it == files_.end()) {
+      e.owner = 0;
+      return true;
+    }
+    ReleaseZoneLocked(it->second.get());
+    preemptions_++;
+    return true;
+  }
+  return false;
+}
+
+Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique_lock<std::mutex>* l) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
+  const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
+  AllocationPolicy* policy = is_blob && blob_alloc_ ? blob_alloc_.get() : alloc_.get();
+  uint64_t waited_us = 0;
+  uint64_t seen_passes = clean_passes_;
+  uint64_t seen_progress = progress_;
+  std::string why;
+  for (int finishes = 0;;) {
+    if (stop_) return Status::IOError("file system is shutting down");
+    if (f->meta.hints.kind != FileKind::kWal) ApplyFinishThresholdLocked();
+    {
+      // Lazy and FAR resets depend on the free-space ratio, which moves with
+      // every allocation. Skipped (not waited for) while a read is running.
+      std::unique_lock<std::shared_mutex> rl(reset_mu_, std::try_to_lock);
+      if (rl.owns_lock()) RuntimeResetLocked();
+    }
+    uint32_t reserved = UINT32_MAX;
+    FsView view = BuildViewLocked(true, &reserved);
+    const FileView* fv = view.FindFile(f->meta.id);
+    AllocRequest req;
+    req.file = fv;
+    req.min_bytes = want;
+    auto t0 = std::chrono::steady_clock::now();
+    AllocDecision d = policy->Allocate(view, req);
+    alloc_time_.Since(t0);
+
+    if (d.action == AllocDecision::Action::kUseZone) {
+      uint32_t z = d.zone;
+      uint32_t open = 0, active = 0;
+      CountZonesLocked(&open, &active);
+      bool ok = z >= meta_zones_ && z < geo_.nr_zones && z != reserved;
+      if (ok) {
+        const ZoneEntry& e = zones_[z];
+        ok = !e.busy() && e.state != ZoneState::kFull && e.state != ZoneState::kOffline &&
+             e.state != ZoneState::kReadOnly && e.wp_bytes < e.capacity_bytes &&
+             open < DataLimit(geo_.max_open_zones) &&
+             (e.wp_bytes > 0 || active < DataLimit(geo_.max_active_zones));
+      }
+      if (ok) {
+        ZoneEntry& e = zones_[z];
+        e.owner = f->meta.id;
+        if (f->meta.hints.lifetime > e.lifetime || e.wp_bytes == 0) e.lifetime = f->meta.hints.lifetime;
+        f->zone = z;
+        io_block_us_ += waited_us;
+        return Status::OK();
+      }
+      why = "policy " + std::string(policy->name()) + " chose zone " + std::to_string(z) +
+            ", which is busy, full or over the open/active limit";
+    } else if (d.action == AllocDecision::Action::kFinishZone) {
+      uint32_t z = d.zone;
+      if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
+          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z).ok()) {
+        finishes++;
+        continue;
+      }
+      why = "policy " + std::string(policy->name()) + " asked to finish zone " + std::to_string(z) + ", which failed";
+    } else {
+      why = "policy " + std::string(policy->name()) + " found no zone";
+    }
+
+    // No zone now. Take back an idle writer's zone, reset what the reset
+    // policy allows, then wait for writes in flight or the cleaner.
+    if (PreemptIdleZoneLocked(f->meta.id)) continue;
+    l->unlock();
+    {
+      std::unique_lock<std::shared_mutex> rl(reset_mu_);
+      l->lock();
+      if (RuntimeResetLocked() > 0) continue;
+    }
+    bool in_flight = false;
+    for (const auto& e : zones_) in_flight |= e.in_io || e.cleaning;
+    bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !cleaner_.joinable();
+    if (std::chrono::steady_clock::now() >= deadline ||
+        (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
+      io_block_us_ += waited_us;
+      nospace_errors_++;
+      FsView v = BuildViewLocked(false, nullptr);
+      return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
+                             std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
+                             std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +
+                             "/" + std::to_string(v.max_active_zones) + " active zones; cleaning (zc=" + zc_->name() +
+                             ") could not free space");
+    }
+    if (progress_ != seen_progress) {
+      seen_progress = progress_;
+      seen_passes = clean_passes_;
+    }
+    clean_kick_ = true;
+    emergency_ = true;
+    clean_cv_.notify_all();
+    auto t0w = std::chrono::steady_clock::now();
+    zone_cv_.wait_for(*l, std::chrono::milliseconds(20));
+    waited_us += ElapsedUs(t0w);
+  }
+}
+
+Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool pad) {
+  const uint64_t total = pad ? RoundUp(n, bs_) : n;
+  if (total % bs_ != 0) return Status::InvalidArgument("unaligned unpadded write of " + std::to_string(n) + " bytes");
+  std::string tail;  // the padded last block, when data does not fill it
+  uint64_t done = 0;
+  std::unique_lock<std::mutex> l(mu_);
+  while (done < total) {
+    if (f->zone < 0 || zones_[f->zone].wp_bytes >= zones_[f->zone].capacity_bytes) {
+      if (f->zone >= 0) ReleaseZoneLocked(f);
+      ZONEKV_RETURN_IF_ERROR(AcquireZoneLocked(f, total - done, &l));
+    }
+    uint32_t z = static_cast<uint32_t>(f->zone);
+    ZoneEntry& e = zones_[z];
+    uint64_t chunk = std::min<uint64_t>(total - done, e.capacity_bytes - e.wp_bytes);
+    uint64_t off = e.wp_bytes;
+    e.in_io = true;
+    l.unlock();
+
+    const char* src = data + done;
+    if (done + chunk > n) {
+      tail.assign(chunk, '\0');
+      std::memcpy(tail.data(), data + done, n - done);
+      src = tail.data();
+    }
+    Status s = dev_->Write(static_cast<uint64_t>(z) * geo_.zone_size_bytes + off, src, chunk);
+
+    l.lock();
+    e.in_io = false;
+    progress_++;
+    zone_cv_.notify_all();
+    if (!s.ok()) {
+      RefreshZoneLocked(z);
+      ReleaseZoneLocked(f);
+      return Status::IOError("write of " + f->meta.name + " to zone " + std::to_string(z) + " at " +
+                             std::to_string(off) + ": " + s.ToString());
+    }
+    uint64_t exact = std::min<uint64_t>(chunk, n - done);
+    int kind = static_cast<int>(f->meta.hints.kind);
+    e.wp_bytes += chunk;
+    e.valid_bytes += chunk;
+    e.valid_by_kind[kind] += chunk;
+    e.last_write_us = NowUsLocked();
+    if (f->meta.hints.lifetime > e.lifetime) e.lifetime = f->meta.hints.lifetime;
+    AddExtentLocked(f, Extent{z, off, exact});
+    f->meta.size_bytes += exact;
+    if (e.wp_bytes >= e.capacity_bytes) {
+      e.state = ZoneState::kFull;
+      e.owner = 0;
+      f->zone = -1;
+    } else {
+      e.state = ZoneState::kImplicitOpen;
+    }
+    done += chunk;
+  }
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::CommitFile(FileRecord* f, bool flush) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (f->deleted) return Status::OK();  // nothing of an unlinked file survives a crash anyway
+  EditBatch b;
+  if (f->hints_dirty) b.SetHints(f->meta.id, f->meta.hints);
+  if (f->synced_size != f->meta.size_bytes || f->synced_extents != f->meta.extents.size()) {
+    f->meta.mtime_s = static_cast<uint64_t>(std::time(nullptr));
+    b.SetTail(f->meta.id, f->meta.size_bytes, f->meta.mtime_s, f->synced_extents, f->meta.extents, f->synced_extents);
+  }
+  // Memory first: a journal roll inside JournalLocked snapshots the new state.
+  f->hints_dirty = false;
+  f->synced_extents = f->meta.extents.size();
+  f->synced_size = f->meta.size_bytes;
+  ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
+  if (flush) {
+    ZONEKV_RETURN_IF_ERROR(dev_->Flush());
+    journal_dirty_ = false;
+  }
+  return Status::OK();
+}
+
+Status ZoneFs::Impl::CloseWriter(FileRecord* f) {
+  Status s = CommitFile(f, false);
+  std::lock_guard<std::mutex> l(mu_);
+  ReleaseZoneLocked(f);
+  f->writing = false;
+  return s;
+}
+
+uint64_t ZoneFs::Impl::FileSize(FileRecord* f) {
+  std::lock_guard<std::mutex> l(mu_);
+  return f->meta.size_bytes;
+}
+
+Status ZoneFs::Impl::Read(FileRecord* f, uint64_t offset, size_t n, char* scratch, size_t* got) {
+  struct Piece {
+    uint64_t dev_off;
+    uint64_t len;
+    size_t dst;
+  };
+  std::vector<Piece> pieces;
+  std::shared_lock<std::shared_mutex> rl(reset_mu_);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    uint64_t size = f->meta.size_bytes;
+    if (offset >= size || n == 0) {
+      *got = 0;
+      return Status::OK();
+    }
+    uint64_t end = std::min<uint64_t>(size, offset + n);
+    auto it = std::upper_bound(f->ext_end.begin(), f->ext_end.end(), offset);
+    size_t i = static_cast<size_t>(it - f->ext_end.begin());
+    uint64_t pos = offset;
+    while (pos < end && i < f->meta.extents.size()) {
+      const Extent& e = f->meta.extents[i];
+      uint64_t ext_start = f->ext_end[i] - e.length_bytes;
+      uint64_t in = pos - ext_start;
+      uint64_t len = std::min(end, f->ext_end[i]) - pos;
+      pieces.push_back({static_cast<uint64_t>(e.zone) * geo_.zone_size_bytes + e.offset_bytes + in, len,
+                        static_cast<size_t>(pos - offset)});
+      pos += len;
+      i++;
+    }
+    *got = static_cast<size_t>(pos - offset);
+  }
+  std::string tmp;
+  for (const auto& p : pieces) {
+    if (p.dev_off % bs_ == 0 && p.len % bs_ == 0) {
+      ZONEKV_RETURN_IF_ERROR(dev_->Read(p.dev_off, p.len, scratch + p.dst));
+      continue;
+    }
+    uint64_t a = p.dev_off / bs_ * bs_;
+    uint64_t b = RoundUp(p.dev_off + p.len, bs_);
+    tmp.resize(b - a);
+    ZONEKV_RETURN_IF_ERROR(dev_->Read(a, b - a, tmp.data()));
+    std::memcpy(scratch + p.dst, tmp.data() + (p.dev_off - a), p.len);
+  }
+  return Status::OK();
+}
+
+}  // namespace zonekv

@@ -1,0 +1,239 @@
+// ZoneFs views for policies and tools, metrics (DESIGN.md names) and fsck.
+#include <algorithm>
+
+#include "zone_fs_impl.h"
+
+namespace zonekv {
+
+Json PolicyTimer::ToJson() const {
+  Json j = Json::Object();
+  j.Set("calls", calls)
+      .Set("total_us", static_cast<double>(total_ns) / 1e3)
+      .Set("max_us", static_cast<double>(max_ns) / 1e3);
+  return j;
+}
+
+FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) const {
+  FsView v;
+  v.now_us = NowUsLocked();
+  v.zones.reserve(geo_.nr_zones - meta_zones_);
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    const ZoneEntry& e = zones_[z];
+    ZoneView zv;
+    zv.id = z;
+    zv.state = e.state;
+    zv.capacity_bytes = e.capacity_bytes;
+    zv.written_bytes = e.wp_bytes;
+    zv.valid_bytes = std::min(e.valid_bytes, e.wp_bytes);
+    std::copy(std::begin(e.valid_by_kind), std::end(e.valid_by_kind), zv.valid_bytes_by_kind);
+    zv.busy = e.busy();
+    zv.lifetime = e.lifetime;
+    zv.last_write_us = e.last_write_us;
+    zv.reset_count = e.reset_count;
+    v.zones.push_back(zv);
+  }
+  if (for_alloc && opts_.policy.zc != "off") {
+    // Keep one empty zone back for the cleaner, so that cleaning can always
+    // make progress when writers have used up the rest.
+    for (auto it = v.zones.rbegin(); it != v.zones.rend(); ++it) {
+      if (!it->busy && it->empty() && it->state == ZoneState::kEmpty) {
+        it->busy = true;
+        if (reserved_zone != nullptr) *reserved_zone = it->id;
+        break;
+      }
+    }
+  }
+  v.files.reserve(names_.size());
+  for (const auto& [name, f] : names_) {
+    FileView fv;
+    fv.id = f->meta.id;
+    fv.name = name;
+    fv.hints = f->meta.hints;
+    fv.size_bytes = f->meta.size_bytes;
+    fv.open_for_write = f->writing;
+    for (const auto& e : f->meta.extents) fv.bytes_per_zone[e.zone] += RoundUp(e.length_bytes, bs_);
+    if (f->meta.hints.kind == FileKind::kBlob) {
+      for (const auto& [z, bytes] : fv.bytes_per_zone) {
+        if (z >= meta_zones_ && z < geo_.nr_zones) {
+          ZoneView& zv = v.zones[z - meta_zones_];
+          zv.ybiz = std::max(zv.ybiz, f->meta.hints.number);
+        }
+      }
+    }
+    v.files.push_back(std::move(fv));
+  }
+  v.level_scores = level_scores_;
+  CountZonesLocked(&v.open_zones, &v.active_zones);
+  v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimit(geo_.max_open_zones);
+  v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimit(geo_.max_active_zones);
+  return v;
+}
+
+void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
+  std::lock_guard<std::mutex> l(mu_);
+  level_scores_ = std::move(scores);
+}
+
+FsView ZoneFs::Impl::View() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return BuildViewLocked(false, nullptr);
+}
+
+Json ZoneFs::Impl::Metrics() const {
+  std::lock_guard<std::mutex> l(mu_);
+  FsView v = BuildViewLocked(false, nullptr);
+  uint64_t host = host_write_bytes_.load();
+  auto kind = [&](FileKind k) { return zc_copy_bytes_[static_cast<int>(k)]; };
+  uint64_t zc_total = 0;
+  for (uint64_t b : zc_copy_bytes_) zc_total += b;
+  Json zc = Json::Object();
+  zc.Set("blob", kind(FileKind::kBlob))
+      .Set("sst", kind(FileKind::kSst))
+      .Set("wal", kind(FileKind::kWal))
+      .Set("other", kind(FileKind::kOther) + kind(FileKind::kManifest))
+      .Set("total", zc_total);
+  uint64_t data_cap = 0, nonempty_cap = 0;
+  uint32_t empty = 0, full = 0;
+  for (const auto& z : v.zones) {
+    data_cap += z.capacity_bytes;
+    if (!z.empty()) nonempty_cap += z.capacity_bytes;
+    if (z.empty()) empty++;
+    if (z.full()) full++;
+  }
+  Json pt = Json::Object();
+  pt.Set("alloc", alloc_time_.ToJson()).Set("zc", zc_time_.ToJson()).Set("reset", reset_time_.ToJson());
+  Json j = Json::Object();
+  j.Set("host_write_bytes", host)
+      .Set("zc_copy_bytes", zc)
+      .Set("resets_runtime", resets_runtime_)
+      .Set("resets_zc", resets_zc_)
+      .Set("ezrc", resets_runtime_ + resets_zc_)
+      .Set("r_wp", resets_runtime_ == 0 ? 0.0 : r_wp_sum_ / static_cast<double>(resets_runtime_))
+      .Set("fs_waf", host == 0 ? 1.0 : static_cast<double>(host + zc_total) / static_cast<double>(host))
+      .Set("space_used_ratio", data_cap == 0 ? 0.0 : static_cast<double>(nonempty_cap) / static_cast<double>(data_cap))
+      .Set("free_ratio", v.free_ratio())
+      .Set("free_bytes", v.free_bytes())
+      .Set("used_bytes", v.used_bytes())
+      .Set("reclaimable_bytes", v.reclaimable_bytes())
+      .Set("io_block_time_s", static_cast<double>(io_block_us_) / 1e6)
+      .Set("policy_time_us", pt)
+      .Set("finishes", finishes_)
+      .Set("nospace_errors", nospace_errors_)
+      .Set("zone_preemptions", preemptions_)
+      .Set("zc_passes", clean_passes_)
+      .Set("zc_emergency_passes", emergency_passes_)
+      .Set("files", static_cast<uint64_t>(names_.size()))
+      .Set("zones_empty", empty)
+      .Set("zones_full", full)
+      .Set("journal_rolls", journal_ ? journal_->rolls() : 0);
+  return j;
+}
+
+std::vector<FileExtents> ZoneFs::Impl::Files() const {
+  std::lock_guard<std::mutex> l(mu_);
+  FsView v = BuildViewLocked(false, nullptr);
+  std::vector<FileExtents> out;
+  for (auto& fv : v.files) {
+    FileExtents fe;
+    const FileRecord* f = names_.at(fv.name);
+    for (const auto& e : f->meta.extents) fe.extents.push_back({e.zone, e.offset_bytes, e.length_bytes});
+    fe.file = std::move(fv);
+    out.push_back(std::move(fe));
+  }
+  return out;
+}
+
+Json ZoneFs::Impl::Dump() const {
+  Json files = Json::Array();
+  for (const auto& fe : Files()) {
+    const FileHints& h = fe.file.hints;
+    Json j = Json::Object();
+    j.Set("id", fe.file.id).Set("name", fe.file.name).Set("size_bytes", fe.file.size_bytes);
+    j.Set("kind", FileKindName(h.kind)).Set("number", h.number).Set("level", h.level).Set("job", h.job);
+    j.Set("lifetime", static_cast<int>(h.lifetime)).Set("smallest_key", h.smallest_key).Set("largest_key", h.largest_key);
+    Json ext = Json::Array();
+    for (const auto& e : fe.extents) {
+      Json x = Json::Object();
+      x.Set("zone", e.zone).Set("offset", e.offset_bytes).Set("length", e.length_bytes);
+      ext.Push(x);
+    }
+    j.Set("extents", ext);
+    files.Push(j);
+  }
+  Json j = Json::Object();
+  std::lock_guard<std::mutex> l(mu_);
+  Json meta = Json::Object();
+  meta.Set("meta_zones", meta_zones_)
+      .Set("journal_zone", journal_->current_zone())
+      .Set("journal_bytes", journal_->used_bytes())
+      .Set("sequence", journal_->sequence());
+  j.Set("metadata", meta).Set("files", files);
+  return j;
+}
+
+std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
+  std::vector<FsckProblem> out;
+  for (const auto& m : mount_problems_) out.push_back({m});
+  // Report under mu_: every extent in the table was written before it.
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<ZoneInfo> infos;
+  Status s = dev_->ReportZones(0, geo_.nr_zones, &infos);
+  if (!s.ok() || infos.size() != geo_.nr_zones) {
+    out.push_back({"zone report failed: " + s.ToString()});
+    return out;
+  }
+  struct Use {
+    uint64_t start, end;
+    std::string file;
+  };
+  std::vector<std::vector<Use>> uses(geo_.nr_zones);
+  std::vector<uint64_t> valid(geo_.nr_zones, 0);
+  for (const auto& [id, f] : files_) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < f->meta.extents.size(); i++) {
+      const Extent& e = f->meta.extents[i];
+      sum += e.length_bytes;
+      std::string where = "file " + f->meta.name + " extent " + std::to_string(i) + " [zone " +
+                          std::to_string(e.zone) + ", " + std::to_string(e.offset_bytes) + "+" +
+                          std::to_string(e.length_bytes) + ")";
+      if (e.zone < meta_zones_ || e.zone >= geo_.nr_zones) {
+        out.push_back({where + " is not in a data zone"});
+        continue;
+      }
+      uint64_t end = e.offset_bytes + RoundUp(e.length_bytes, bs_);
+      const ZoneInfo& zi = infos[e.zone];
+      uint64_t wp = zi.state == ZoneState::kFull ? zi.capacity_bytes : zi.written_bytes();
+      if (e.offset_bytes % bs_ != 0) out.push_back({where + " is not block aligned"});
+      if (end > zi.capacity_bytes) out.push_back({where + " crosses the zone capacity " + std::to_string(zi.capacity_bytes)});
+      else if (end > wp) out.push_back({where + " is beyond the zone's write pointer " + std::to_string(wp)});
+      uses[e.zone].push_back({e.offset_bytes, end, f->meta.name});
+      valid[e.zone] += RoundUp(e.length_bytes, bs_);
+    }
+    if (sum != f->meta.size_bytes) {
+      out.push_back({"file " + f->meta.name + " has size " + std::to_string(f->meta.size_bytes) +
+                     " but its extents hold " + std::to_string(sum) + " bytes"});
+    }
+  }
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    auto& u = uses[z];
+    std::sort(u.begin(), u.end(), [](const Use& a, const Use& b) { return a.start < b.start; });
+    for (size_t i = 1; i < u.size(); i++) {
+      if (u[i].start < u[i - 1].end) {
+        out.push_back({"zone " + std::to_string(z) + ": extent of " + u[i].file + " at " + std::to_string(u[i].start) +
+                       " overlaps extent of " + u[i - 1].file + " ending at " + std::to_string(u[i - 1].end)});
+      }
+    }
+    if (!zones_.empty() && zones_[z].valid_bytes != valid[z]) {
+      out.push_back({"zone " + std::to_string(z) + ": valid byte count " + std::to_string(zones_[z].valid_bytes) +
+                     " differs from the " + std::to_string(valid[z]) + " bytes its extents hold"});
+    }
+    uint64_t wp = infos[z].state == ZoneState::kFull ? infos[z].capacity_bytes : infos[z].written_bytes();
+    if (valid[z] > wp) {
+      out.push_back({"zone " + std::to_string(z) + ": extents hold " + std::to_string(valid[z]) +
+                     " bytes, more than its write pointer " + std::to_string(wp)});
+    }
+  }
+  return out;
+}
+
+}  // namespace zonekv

@@ -1,0 +1,58 @@
+// Timestamps for timing code sections, and the measured cost of reading
+// the clocks.
+//
+// Short sections (a policy hook, tens of ns to a few us) use the monotonic
+// clock, which is cheap (vDSO) but keeps running while the thread is
+// interrupted, descheduled or stolen by the hypervisor: a section longer
+// than kInterruptedSectionNs was interrupted and callers drop it. Long sections (victim selection, up to milliseconds) use the
+// thread's CPU clock, a system call (~0.3 us) that does not count time spent
+// descheduled.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+
+namespace zonekv {
+
+inline uint64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// A monotonic-clock section longer than this was interrupted, not slow (a
+// heap operation on 2^21 zones takes well under 1 us).
+constexpr uint64_t kInterruptedSectionNs = 10000;
+
+// CPU time consumed by the calling thread, in nanoseconds.
+inline uint64_t ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CPU time consumed by the whole process, in nanoseconds.
+inline uint64_t ProcessCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The median of many back-to-back NowNs() (ThreadCpuNs()) pairs: what an
+// empty timed section measures. Computed once per process.
+uint64_t TimerOverheadNs();
+uint64_t CpuTimerOverheadNs();
+
+// end - start - overhead, clamped at zero, for NowNs() stamps.
+inline uint64_t SectionNs(uint64_t start, uint64_t end) {
+  uint64_t d = end - start, o = TimerOverheadNs();
+  return d > o ? d - o : 0;
+}
+
+// The same for ThreadCpuNs() stamps.
+inline uint64_t CpuSectionNs(uint64_t start, uint64_t end) {
+  uint64_t d = end - start, o = CpuTimerOverheadNs();
+  return d > o ? d - o : 0;
+}
+
+}  // namespace zonekv

@@ -1,0 +1,183 @@
+// End-to-end runs of the benchmark runner through RocksDB: the stable JSON
+// keys are present and numeric, and bad configurations are refused.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "zonekv/bench.h"
+
+namespace zonekv {
+namespace {
+
+// A small device on which flushes and compactions happen within a second.
+BenchConfig TinyConfig(const std::string& workload) {
+  BenchConfig c;
+  c.fs = "zonekv";
+  c.device_spec = "ram:zones=32,zone_size=4M,max_open=14,max_active=14";
+  c.workloads = {workload};
+  c.num = 3000;
+  c.value_size = 1000;
+  c.threads = 2;
+  c.rocksdb_knobs = {{"write_buffer_size", "512K"}, {"target_file_size_base", "512K"}};
+  return c;
+}
+
+const Json* At(const Json& j, const std::string& path) {
+  const Json* cur = &j;
+  size_t start = 0;
+  while (cur != nullptr) {
+    size_t dot = path.find('.', start);
+    cur = cur->Find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+void ExpectStableKeys(const Json& j) {
+  const char* numeric[] = {
+      "workload.ops", "workload.ops_per_sec", "workload.mb_per_sec", "workload.put_us_p50", "workload.put_us_p99",
+      "workload.get_us_p50", "workload.get_us_p99", "fs.host_write_bytes", "fs.zc_copy_bytes.blob",
+      "fs.zc_copy_bytes.sst", "fs.zc_copy_bytes.wal", "fs.zc_copy_bytes.other", "fs.resets_runtime", "fs.resets_zc",
+      "fs.ezrc", "fs.r_wp", "fs.finish_pad_bytes", "fs.dlwa", "fs.fs_waf", "fs.space_used_ratio_end",
+      "fs.io_block_time_s", "rocksdb.blobgc_copy_bytes", "rocksdb.compaction_time_s", "rocksdb.stall_time_s",
+      "rocksdb.flush_count", "rocksdb.compaction_count", "config.seed", "config.rocksdb.write_buffer_size",
+      "config.workload.value_size"};
+  for (const char* key : numeric) {
+    const Json* v = At(j, key);
+    ASSERT_NE(v, nullptr) << key;
+    EXPECT_EQ(v->type(), Json::Type::kNumber) << key;
+  }
+  ASSERT_NE(At(j, "config.device"), nullptr);
+  ASSERT_NE(At(j, "config.fs"), nullptr);
+  const Json* ts = j.Find("timeseries");
+  ASSERT_NE(ts, nullptr);
+  EXPECT_EQ(ts->type(), Json::Type::kArray);
+  EXPECT_EQ(j.Find("error"), nullptr);
+}
+
+TEST(BenchTest, FillRandomReportsEveryStableKey) {
+  BenchOutput out;
+  Status s = RunBench(TinyConfig("fillrandom"), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectStableKeys(out.json);
+  EXPECT_EQ(At(out.json, "workload.ops")->number(), 6000);  // --num per thread, 2 threads
+  EXPECT_GT(At(out.json, "workload.put_us_p99")->number(), 0);
+  EXPECT_GT(At(out.json, "fs.host_write_bytes")->number(), 6000 * 1000);
+  EXPECT_GE(At(out.json, "rocksdb.flush_count")->number(), 1);
+  EXPECT_EQ(At(out.json, "config.rocksdb.write_buffer_size")->number(), 512 * 1024);
+  EXPECT_NE(out.summary.find("fillrandom"), std::string::npos);
+}
+
+TEST(BenchTest, YcsbLoadsThenMeasuresTheRunPhase) {
+  BenchConfig c = TinyConfig("ycsb-a");
+  c.record_count = 2000;
+  c.operation_count = 4000;
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectStableKeys(out.json);
+  EXPECT_EQ(At(out.json, "workload.ops")->number(), 4000);
+  double reads = At(out.json, "workload.reads")->number();
+  EXPECT_NEAR(reads / 4000, 0.5, 0.05);
+  // Every key read was loaded first.
+  EXPECT_EQ(At(out.json, "workload.reads_found")->number(), reads);
+  EXPECT_GT(At(out.json, "workload.get_us_p50")->number(), 0);
+}
+
+TEST(BenchTest, BadConfigurationsAreRefusedBeforeRunning) {
+  struct Case {
+    const char* what;
+    BenchConfig config;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"threads", TinyConfig("fillrandom")});
+  cases.back().config.threads = 0;
+  cases.push_back({"workload", TinyConfig("fillrandomm")});
+  cases.push_back({"scheme", TinyConfig("fillrandom")});
+  cases.back().config.scheme = "nope";
+  cases.push_back({"write_buffer_size", TinyConfig("fillrandom")});
+  cases.back().config.rocksdb_knobs = {{"write_buffer_size", "lots"}};
+  cases.push_back({"--zc", TinyConfig("fillrandom")});
+  cases.back().config.fs_knobs = {{"zc", "sometimes"}};
+  cases.push_back({"--device", TinyConfig("fillrandom")});
+  cases.back().config.device_spec = "ram:zones=0";
+  cases.push_back({"--compaction", TinyConfig("fillrandom")});
+  cases.back().config.controller_knobs = {{"compaction", "sometimes"}};
+  cases.push_back({"--fs", TinyConfig("fillrandom")});
+  cases.back().config.fs = "ext9";
+  cases.push_back({"ycsb-a", TinyConfig("ycsb-a")});
+  cases.back().config.workloads.push_back("fillseq");
+  for (auto& c : cases) {
+    BenchOutput out;
+    Status s = RunBench(c.config, &out);
+    EXPECT_FALSE(s.ok()) << c.what;
+    EXPECT_NE(s.ToString().find(c.what), std::string::npos) << s.ToString();
+    EXPECT_EQ(out.json.Find("workload"), nullptr) << c.what;
+  }
+}
+
+TEST(BenchTest, PosixReferenceRunsTheSameWorkload) {
+  std::string dir = ::testing::TempDir() + "zonekv_bench_posix_" + std::to_string(getpid());
+  BenchConfig c = TinyConfig("fillseq");
+  c.workloads.push_back("readrandom");
+  c.fs = "posix";
+  c.db_dir = dir;
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectStableKeys(out.json);
+  // fillseq then readrandom, both measured; every read finds its key.
+  EXPECT_EQ(At(out.json, "workload.reads_found")->number(), At(out.json, "workload.reads")->number());
+  EXPECT_EQ(At(out.json, "workload.reads")->number(), 6000);
+}
+
+TEST(BenchTest, ExternalCompactorAndZCutoffRunWhenAsked) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.scheme = "a-liza";  // acc compaction
+  c.rocksdb_knobs.push_back({"enable_blob_files", "true"});
+  c.rocksdb_knobs.push_back({"enable_blob_garbage_collection", "true"});
+  c.controller_knobs = {{"blob_gc_cutoff", "zcutoff"}};
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectStableKeys(out.json);
+  EXPECT_EQ(At(out.json, "config.controllers.compaction")->str(), "acc");
+  EXPECT_EQ(At(out.json, "config.controllers.blob_gc_cutoff")->str(), "zcutoff");
+  ASSERT_NE(At(out.json, "controllers.compactor"), nullptr);
+  ASSERT_NE(At(out.json, "controllers.zcutoff.updates"), nullptr);
+  EXPECT_GT(At(out.json, "controllers.zcutoff.updates")->number(), 0);
+  // The compactor's jobs are the run's compactions.
+  EXPECT_EQ(At(out.json, "rocksdb.compaction_count")->number(),
+            At(out.json, "controllers.compactor.metrics.compactions")->number());
+}
+
+TEST(BenchTest, ZoneAwareControllersNeedTheZonedFileSystem) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.fs = "posix";
+  c.db_dir = ::testing::TempDir() + "zonekv_bench_never_created";
+  c.controller_knobs = {{"compaction", "zaca"}};
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << s.ToString();
+  EXPECT_NE(s.message().find("--fs=zonekv"), std::string::npos);
+}
+
+TEST(BenchTest, NoSpaceStillProducesAReport) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.device_spec = "ram:zones=8,zone_size=1M,max_open=4,max_active=4";
+  c.num = 20000;  // 40 MB of values into 5 MB of data zones
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  EXPECT_FALSE(s.ok());
+  ASSERT_NE(out.json.Find("workload"), nullptr);
+  const Json* err = out.json.Find("error");
+  ASSERT_NE(err, nullptr);
+  EXPECT_FALSE(err->str().empty());
+}
+
+}  // namespace
+}  // namespace zonekv

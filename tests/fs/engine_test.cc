@@ -1,0 +1,265 @@
+// ZoneFs engine tests through its rocksdb::FileSystem, without RocksDB:
+// zone accounting, runtime reset, cleaning, the open-zone limit with many
+// writers, and NoSpace on a full device.
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include <rocksdb/file_system.h>
+
+#include "fs_test_util.h"
+
+namespace zonekv {
+namespace {
+
+using rocksdb::FileOptions;
+using rocksdb::IOOptions;
+
+std::string Pattern(uint64_t seed, size_t n) {
+  std::string s(n, '\0');
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+rocksdb::IOStatus WriteFile(rocksdb::FileSystem* fs, const std::string& name, const std::string& data,
+                            size_t chunk = 64 << 10) {
+  std::unique_ptr<rocksdb::FSWritableFile> w;
+  IOOptions io;
+  rocksdb::IOStatus s = fs->NewWritableFile(name, FileOptions(), &w, nullptr);
+  for (size_t off = 0; s.ok() && off < data.size(); off += chunk) {
+    s = w->Append(rocksdb::Slice(data.data() + off, std::min(chunk, data.size() - off)), io, nullptr);
+  }
+  if (s.ok()) s = w->Sync(io, nullptr);
+  rocksdb::IOStatus c = w->Close(io, nullptr);
+  return s.ok() ? c : s;
+}
+
+std::string ReadFile(rocksdb::FileSystem* fs, const std::string& name) {
+  std::unique_ptr<rocksdb::FSSequentialFile> r;
+  EXPECT_TRUE(fs->NewSequentialFile(name, FileOptions(), &r, nullptr).ok()) << name;
+  if (!r) return "";
+  std::string out, scratch(100000, '\0');
+  for (;;) {
+    rocksdb::Slice got;
+    EXPECT_TRUE(r->Read(scratch.size(), IOOptions(), &got, scratch.data(), nullptr).ok());
+    if (got.empty()) break;
+    out.append(got.data(), got.size());
+  }
+  return out;
+}
+
+std::string BlobName(int i) { return "/" + std::to_string(100 + i) + ".blob"; }
+
+uint64_t ValidBytes(const FsView& v) {
+  uint64_t n = 0;
+  for (const auto& z : v.zones) n += z.valid_bytes;
+  return n;
+}
+
+TEST(EngineTest, AccountingResetAndRemount) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=6,max_active=6");
+  ZoneFsOptions opts;
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  // 1.5 zones, then a small file with a partial last block.
+  std::string a = Pattern(1, 1536 << 10), b = Pattern(2, 10000);
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", a).ok());
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000002.log", b).ok());
+  FsView v = fs->View();
+  EXPECT_EQ(ValidBytes(v), a.size() + ((b.size() + 4095) / 4096 * 4096));
+  const FileView* fa = nullptr;
+  for (const auto& f : v.files) if (f.name == "/000001.sst") fa = &f;
+  ASSERT_NE(fa, nullptr);
+  EXPECT_EQ(fa->hints.kind, FileKind::kSst);
+  EXPECT_EQ(fa->bytes_per_zone.size(), 2u);
+  EXPECT_EQ(FsckText(*fs), "");
+  // Remount: the same files and accounting come back from the journal.
+  rfs.reset();
+  fs.reset();
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  rfs = fs->file_system();
+  EXPECT_EQ(ReadFile(rfs.get(), "/000001.sst"), a);
+  EXPECT_EQ(ReadFile(rfs.get(), "/000002.log"), b);
+  EXPECT_EQ(ValidBytes(fs->View()), a.size() + ((b.size() + 4095) / 4096 * 4096));
+  // Deleting frees the zones: eager reset empties every zone without valid data.
+  ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
+  ASSERT_TRUE(rfs->DeleteFile("/000002.log", IOOptions(), nullptr).ok());
+  v = fs->View();
+  for (const auto& z : v.zones) EXPECT_TRUE(z.empty()) << "zone " << z.id;
+  EXPECT_GE(fs->Metrics().Find("resets_runtime")->number(), 2);
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
+TEST(EngineTest, ManyWritersWithFewOpenZones) {
+  // max_open=4 leaves 2 zones for data writers; 12 concurrent writers must
+  // all finish (idle writers lose their zone to others, nobody waits forever).
+  auto dev = OpenTestDevice("ram:zones=40,zone_size=1M,max_open=4,max_active=4,auto_close=0");
+  ZoneFsOptions opts;
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  std::vector<std::thread> threads;
+  std::vector<rocksdb::IOStatus> st(12);
+  for (int t = 0; t < 12; t++) {
+    threads.emplace_back([&, t] {
+      std::string data = Pattern(100 + t, 700 << 10);
+      st[t] = WriteFile(rfs.get(), "/w" + std::to_string(t) + ".sst", data, 4096 * 3);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < 12; t++) {
+    EXPECT_TRUE(st[t].ok()) << t << ": " << st[t].ToString();
+    EXPECT_EQ(ReadFile(rfs.get(), "/w" + std::to_string(t) + ".sst"), Pattern(100 + t, 700 << 10));
+  }
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
+TEST(EngineTest, CleaningMigratesValidDataAndResetsVictims) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.policy.zc = "greedy";
+  opts.policy.zc_trigger_free_pct = 101;  // always clean
+  opts.zc_interval_ms = 10;
+  ASSERT_TRUE(ZoneFs::Format(dev.get(), opts).ok());
+  // Fill without cleaning first, so that zones hold interleaved live and dead files.
+  ZoneFsOptions quiet = opts;
+  quiet.policy.zc = "off";
+  std::shared_ptr<ZoneFs> fs;
+  ASSERT_TRUE(ZoneFs::Mount(dev, quiet, &fs).ok());
+  auto rfs = fs->file_system();
+  for (int i = 0; i < 16; i++) {
+    ASSERT_TRUE(WriteFile(rfs.get(), BlobName(i), Pattern(i, 256 << 10)).ok());
+  }
+  for (int i = 0; i < 16; i += 2) ASSERT_TRUE(rfs->DeleteFile(BlobName(i), IOOptions(), nullptr).ok());
+  uint64_t valid_before = ValidBytes(fs->View());
+  rfs.reset();
+  fs.reset();
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  rfs = fs->file_system();
+  // Wait (bounded) for the cleaner to empty the half-dead zones.
+  Json m;
+  for (int i = 0; i < 500; i++) {
+    m = fs->Metrics();
+    if (m.Find("resets_zc")->number() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(m.Find("resets_zc")->number(), 2);
+  EXPECT_GT(m.Find("zc_copy_bytes")->Find("blob")->number(), 0);
+  EXPECT_GT(m.Find("fs_waf")->number(), 0.99);
+  rfs.reset();
+  fs.reset();  // stops the cleaner
+  ASSERT_TRUE(ZoneFs::Mount(dev, quiet, &fs).ok());
+  rfs = fs->file_system();
+  for (int i = 1; i < 16; i += 2) {
+    EXPECT_EQ(ReadFile(rfs.get(), BlobName(i)), Pattern(i, 256 << 10)) << i;
+  }
+  EXPECT_EQ(ValidBytes(fs->View()), valid_before);
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
+TEST(EngineTest, FullDeviceFailsWithNoSpaceQuickly) {
+  auto dev = OpenTestDevice("ram:zones=12,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.alloc_timeout_ms = 2000;
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  rocksdb::IOStatus s;
+  int n = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  while (n < 100) {
+    s = WriteFile(rfs.get(), "/f" + std::to_string(n) + ".sst", Pattern(n, 300 << 10));
+    if (!s.ok()) break;
+    n++;
+  }
+  auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_NE(s.ToString().find("no zone for /f"), std::string::npos) << s.ToString();
+  EXPECT_LT(secs, 30.0);  // bounded by alloc_timeout_ms, not a hang
+  EXPECT_GT(n, 20);
+  // After a restart every synced file reads back.
+  rfs.reset();
+  fs.reset();
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  rfs = fs->file_system();
+  for (int i = 0; i < n; i++) EXPECT_EQ(ReadFile(rfs.get(), "/f" + std::to_string(i) + ".sst"), Pattern(i, 300 << 10));
+  EXPECT_EQ(FsckText(*fs), "");
+  // Space comes back after deletes.
+  for (int i = 0; i < n; i++) ASSERT_TRUE(rfs->DeleteFile("/f" + std::to_string(i) + ".sst", IOOptions(), nullptr).ok());
+  EXPECT_TRUE(WriteFile(rfs.get(), "/again.sst", Pattern(7, 300 << 10)).ok());
+}
+
+}  // namespace
+}  // namespace zonekv
+
+namespace zonekv {
+namespace {
+
+TEST(EngineTest, FsckReportsEveryInconsistency) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.policy.zc = "off";
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 100 << 10)).ok());
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000002.sst", Pattern(2, 100 << 10)).ok());
+  std::vector<FileExtents> files = fs->Files();
+  ASSERT_EQ(files.size(), 2u);
+  rfs.reset();
+  fs.reset();
+  // Lose the data of the first file behind the file system's back.
+  ASSERT_TRUE(dev->ResetZone(files[0].extents[0].zone).ok());
+  std::shared_ptr<ZoneFs> broken;
+  Status s = ZoneFs::Mount(dev, opts, &broken);
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption)) << s.ToString();
+  EXPECT_NE(s.message().find("beyond the zone's write pointer"), std::string::npos) << s.message();
+  ZoneFsOptions ro = opts;
+  ro.read_only = true;
+  ASSERT_TRUE(ZoneFs::Mount(dev, ro, &broken).ok());
+  std::vector<FsckProblem> problems = broken->Fsck();
+  ASSERT_FALSE(problems.empty());
+  std::string all = FsckText(*broken);
+  // Both files were in the reset zone: each is named, and so is the zone.
+  EXPECT_NE(all.find("file /000001.sst extent 0"), std::string::npos) << all;
+  EXPECT_NE(all.find("file /000002.sst extent 0"), std::string::npos) << all;
+  EXPECT_NE(all.find("more than its write pointer 0"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace zonekv
+
+namespace zonekv {
+namespace {
+
+// The engine resets what the reset policy returns, and only that.
+TEST(EngineTest, ResetPolicyDecides) {
+  for (const char* policy : {"eager", "lazy"}) {
+    auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+    ZoneFsOptions opts;
+    opts.policy.zc = "off";
+    ASSERT_TRUE(opts.policy.Set("reset", policy).ok());
+    ASSERT_TRUE(opts.policy.Set("lazy_twp", "1.0").ok());
+    auto fs = FormatAndMount(dev, opts);
+    auto rfs = fs->file_system();
+    ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 512 << 10)).ok());  // half a zone
+    ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
+    Json m = fs->Metrics();
+    uint64_t written = 0;
+    for (const auto& z : fs->View().zones) written += z.written_bytes;
+    if (std::string(policy) == "eager") {
+      EXPECT_EQ(m.Find("resets_runtime")->number(), 1);
+      EXPECT_DOUBLE_EQ(m.Find("r_wp")->number(), 0.5);  // reset at half the zone
+      EXPECT_EQ(written, 0u);
+    } else {
+      // Lazy with T_WP = 1: a half-written zone without valid data waits.
+      EXPECT_EQ(m.Find("resets_runtime")->number(), 0);
+      EXPECT_EQ(written, 512u << 10);
+    }
+    EXPECT_EQ(FsckText(*fs), "");
+  }
+}
+
+}  // namespace
+}  // namespace zonekv
