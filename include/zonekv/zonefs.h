@@ -113,6 +113,12 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // on (FsView::level_scores, used by CAZA). Supplied by whoever watches
   // the DB (the compactor or the benchmark runner).
   void SetLevelScores(std::vector<double> scores);
+  // Until ClearThreadJobHint(), SST files created by the calling thread get
+  // this hint's job, level and key range (an external compactor knows them
+  // before it writes; RocksDB tells a file system neither for CompactFiles
+  // jobs). CAZA places those files by them.
+  static void SetThreadJobHint(const FileHints& hint);
+  static void ClearThreadJobHint();
   // Every live file with its extents, by name.
   std::vector<FileExtents> Files() const;
   // Reads a whole file (tools and tests).

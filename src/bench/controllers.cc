@@ -31,7 +31,8 @@ Json ControllerOptions::ToJson() const {
   return j;
 }
 
-Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView()> view, rocksdb::Options* options,
+Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView()> view,
+                            std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
                             std::unique_ptr<Controllers>* out) {
   bool needs_view = opts.compaction == "zaca" || opts.compaction == "acc" || opts.blob_gc_cutoff == "zcutoff";
   if (needs_view && !view) {
@@ -41,6 +42,7 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
   std::unique_ptr<Controllers> c(new Controllers());
   c->opts_ = opts;
   c->view_ = std::move(view);
+  c->job_hints_ = std::move(job_hints);
   if (opts.compaction != "native") ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
   if (opts.blob_gc_cutoff == "zcutoff") {
     c->zcutoff_ = std::make_shared<ZCutoffController>(c->view_);
@@ -63,6 +65,11 @@ Status Controllers::Start(rocksdb::DB* db) {
         *out = view();
         return Status::OK();
       };
+    }
+    if (job_hints_) {
+      auto sink = job_hints_;
+      copts.on_job_start = [sink](const CompactionJobHint& h) { sink(&h); };
+      copts.on_job_end = [sink](uint64_t, const Status&) { sink(nullptr); };
     }
     ZONEKV_RETURN_IF_ERROR(Compactor::Start(db, db->DefaultColumnFamily(), copts, slot_, &compactor_));
   }

@@ -36,7 +36,10 @@ class Controllers {
  public:
   // Adjusts *options before DB::Open. `view` is the file system's view
   // source; empty when there is none (posix), which zaca, acc and zcutoff need.
-  static Status Prepare(const ControllerOptions& opts, std::function<FsView()> view, rocksdb::Options* options,
+  // `job_hints` receives the external compactor's job hints (for CAZA);
+  // may be empty.
+  static Status Prepare(const ControllerOptions& opts, std::function<FsView()> view,
+                        std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
                         std::unique_ptr<Controllers>* out);
   ~Controllers();
 
@@ -51,6 +54,7 @@ class Controllers {
   Controllers() = default;
   ControllerOptions opts_;
   std::function<FsView()> view_;
+  std::function<void(const CompactionJobHint*)> job_hints_;
   std::shared_ptr<Compactor::ListenerSlot> slot_;
   std::unique_ptr<Compactor> compactor_;
   std::shared_ptr<ZCutoffController> zcutoff_;

@@ -22,6 +22,7 @@ class PosixStorage : public BenchStorage {
   std::string db_path() const override { return dir_; }
   void AddListeners(rocksdb::Options*) override {}
   std::function<FsView()> ViewSource() override { return {}; }
+  std::function<void(const CompactionJobHint*)> JobHintSink() override { return {}; }
 
   StorageSample Sample() override {
     StorageSample s;
@@ -73,6 +74,24 @@ class ZoneFsStorage : public BenchStorage {
   std::function<FsView()> ViewSource() override {
     std::shared_ptr<ZoneFs> fs = fs_;
     return [fs] { return fs->View(); };
+  }
+
+  std::function<void(const CompactionJobHint*)> JobHintSink() override {
+    std::shared_ptr<ZoneFs> fs = fs_;
+    return [fs](const CompactionJobHint* job) {
+      if (job == nullptr) {
+        ZoneFs::ClearThreadJobHint();
+        return;
+      }
+      fs->SetLevelScores(job->level_scores);
+      FileHints h;
+      h.kind = FileKind::kSst;
+      h.job = static_cast<int>(job->job_id);
+      h.level = job->output_level;
+      h.smallest_key = job->smallest_key;
+      h.largest_key = job->largest_key;
+      ZoneFs::SetThreadJobHint(h);
+    };
   }
 
   StorageSample Sample() override {

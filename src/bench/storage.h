@@ -9,6 +9,7 @@
 #include <string>
 
 #include "zonekv/bench.h"
+#include "zonekv/compactor.h"
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
 #include "zonekv/status.h"
@@ -39,6 +40,9 @@ class BenchStorage {
   virtual StorageSample Sample() = 0;
   // The file system's view (zones, files, hints); empty for posix.
   virtual std::function<FsView()> ViewSource() = 0;
+  // Receives an external compactor's job hints on the job's own thread
+  // (nullptr when the job ends); empty for posix.
+  virtual std::function<void(const CompactionJobHint*)> JobHintSink() = 0;
   // The fs.* object with every stable key of bench.h. `rocksdb_write_bytes`
   // is what RocksDB wrote (flush + compaction + WAL), used where the file
   // system has no counter of its own.

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backing.h"
-#include "crc32c.h"
+#include "zonekv/crc32c.h"
 #include "image_format.h"
 #include "zonekv/emulated_device.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "coding.h"
-#include "crc32c.h"
+#include "zonekv/crc32c.h"
 
 namespace zonekv {
 namespace {
@@ -15,8 +15,8 @@ std::string EncodeRecord(RecordType type, const std::string& payload, uint32_t b
   std::string hdr;
   PutFixed32(&hdr, static_cast<uint32_t>(payload.size()));
   hdr.push_back(static_cast<char>(type));
-  PutFixed32(&hdr, Crc32c(0, payload.data(), payload.size()));
-  PutFixed32(&rec, Crc32c(0, hdr.data(), hdr.size()));
+  PutFixed32(&hdr, Crc32c(payload.data(), payload.size()));
+  PutFixed32(&rec, Crc32c(hdr.data(), hdr.size()));
   rec += hdr;
   rec += payload;
   rec.resize(RoundUp(rec.size(), block_size), '\0');
@@ -32,7 +32,7 @@ Status DecodeRecord(const std::string& zone_data, uint64_t pos, uint32_t zone, u
     return Status::OK();
   }
   const char* p = zone_data.data() + pos;
-  if (Crc32c(0, p + 4, 9) != DecodeFixed32(p)) return Status::Corruption(where() + "record header checksum mismatch");
+  if (Crc32c(p + 4, 9) != DecodeFixed32(p)) return Status::Corruption(where() + "record header checksum mismatch");
   uint64_t len = DecodeFixed32(p + 4);
   uint8_t t = static_cast<uint8_t>(p[8]);
   if (t < 1 || t > 4) return Status::Corruption(where() + "unknown record type " + std::to_string(t));
@@ -43,7 +43,7 @@ Status DecodeRecord(const std::string& zone_data, uint64_t pos, uint32_t zone, u
     *torn = true;
     return Status::OK();
   }
-  if (Crc32c(0, p + kHeaderBytes, len) != DecodeFixed32(p + 9)) {
+  if (Crc32c(p + kHeaderBytes, len) != DecodeFixed32(p + 9)) {
     return Status::Corruption(where() + "record payload checksum mismatch");
   }
   *type = static_cast<RecordType>(t);

@@ -1,4 +1,5 @@
 // ZoneFs: format, mount, the file namespace and the public wrappers.
+#include <optional>
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -284,6 +285,12 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
   uint64_t number = 0;
   f->meta.hints.kind = FileKindFromName(name, &number);
   f->meta.hints.number = number;
+  if (const FileHints* t = ThreadJobHint(); t != nullptr && f->meta.hints.kind == FileKind::kSst) {
+    f->meta.hints.job = t->job;
+    f->meta.hints.level = t->level;
+    f->meta.hints.smallest_key = t->smallest_key;
+    f->meta.hints.largest_key = t->largest_key;
+  }
   auto pj = pending_jobs_.find(name);
   if (pj != pending_jobs_.end()) {
     f->meta.hints.job = pj->second.first;
@@ -570,6 +577,14 @@ Status ZoneFs::Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts
 
 FsView ZoneFs::View() const { return impl_->View(); }
 void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(std::move(scores)); }
+
+namespace {
+thread_local std::optional<FileHints> t_job_hint;
+}  // namespace
+
+const FileHints* ThreadJobHint() { return t_job_hint ? &*t_job_hint : nullptr; }
+void ZoneFs::SetThreadJobHint(const FileHints& hint) { t_job_hint = hint; }
+void ZoneFs::ClearThreadJobHint() { t_job_hint.reset(); }
 Json ZoneFs::Metrics() const { return impl_->Metrics(); }
 std::vector<FsckProblem> ZoneFs::Fsck() const { return impl_->Fsck(); }
 std::vector<FileExtents> ZoneFs::Files() const { return impl_->Files(); }

@@ -35,6 +35,9 @@
 
 namespace zonekv {
 
+// The calling thread's job hint (ZoneFs::SetThreadJobHint), or nullptr.
+const FileHints* ThreadJobHint();
+
 // Cost of one policy family: calls and time per call. Kept in nanoseconds
 // (policy calls often take well under a microsecond), reported in
 // microseconds with fractions.

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "crc32c.h"
+#include "zonekv/crc32c.h"
 #include "test_util.h"
 
 namespace zonekv {

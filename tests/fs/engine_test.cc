@@ -2,6 +2,7 @@
 // zone accounting, runtime reset, cleaning, the open-zone limit with many
 // writers, and NoSpace on a full device.
 #include <chrono>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -262,4 +263,37 @@ TEST(EngineTest, ResetPolicyDecides) {
 }
 
 }  // namespace
+}  // namespace zonekv
+
+namespace zonekv {
+
+// An external compactor's job hint reaches the SSTs its thread creates, and
+// only those: CAZA needs level and key range before the first write.
+TEST(EngineTest, ThreadJobHintLabelsSstsCreatedOnThatThread) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=6,max_active=6");
+  auto fs = FormatAndMount(dev, ZoneFsOptions());
+  auto rfs = fs->file_system();
+  FileHints h;
+  h.job = 7;
+  h.level = 3;
+  h.smallest_key = "k100";
+  h.largest_key = "k200";
+  ZoneFs::SetThreadJobHint(h);
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000011.sst", Pattern(3, 8192)).ok());
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000012.log", Pattern(4, 8192)).ok());
+  std::thread other([&] { ASSERT_TRUE(WriteFile(rfs.get(), "/000013.sst", Pattern(5, 8192)).ok()); });
+  other.join();
+  ZoneFs::ClearThreadJobHint();
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000014.sst", Pattern(6, 8192)).ok());
+  std::map<std::string, FileHints> hints;
+  for (const auto& f : fs->View().files) hints[f.name] = f.hints;
+  EXPECT_EQ(hints["/000011.sst"].level, 3);
+  EXPECT_EQ(hints["/000011.sst"].job, 7);
+  EXPECT_EQ(hints["/000011.sst"].smallest_key, "k100");
+  EXPECT_EQ(hints["/000011.sst"].largest_key, "k200");
+  EXPECT_EQ(hints["/000012.log"].level, -1);   // not an SST
+  EXPECT_EQ(hints["/000013.sst"].level, -1);   // another thread
+  EXPECT_EQ(hints["/000014.sst"].level, -1);   // after the job ended
+}
+
 }  // namespace zonekv

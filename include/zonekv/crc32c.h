@@ -1,4 +1,5 @@
-// CRC-32C (Castagnoli), used to checksum image headers and zone tables.
+// CRC-32C (Castagnoli): the checksum of device image headers and zone tables
+// and of every file-system journal record.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "crc32c.h"
+#include "zonekv/crc32c.h"
 
 #include <array>
 
