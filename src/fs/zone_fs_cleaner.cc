@@ -35,6 +35,15 @@ int ZoneFs::Impl::CleanOnce() {
   {
     std::lock_guard<std::mutex> l(mu_);
     FsView v = BuildViewLocked(false, nullptr);
+    // A zone holding an extent of a file open for writing cannot be emptied
+    // (MigrateZone leaves it alone): show it as busy, or the policy would
+    // pick it again and again while other zones could be cleaned.
+    for (const auto& [name, f] : names_) {
+      if (!f->writing) continue;
+      for (const auto& e : f->meta.extents) {
+        if (e.zone >= meta_zones_ && e.zone < geo_.nr_zones) v.zones[e.zone - meta_zones_].busy = true;
+      }
+    }
     auto t0 = std::chrono::steady_clock::now();
     std::vector<uint32_t> picks = zc_->PickVictims(v);
     zc_time_.Since(t0);

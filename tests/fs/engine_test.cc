@@ -297,3 +297,59 @@ TEST(EngineTest, ThreadJobHintLabelsSstsCreatedOnThatThread) {
 }
 
 }  // namespace zonekv
+
+namespace zonekv {
+
+// A full zone that holds part of a file still open for writing cannot be
+// emptied; the cleaner must clean the next-best zone instead of picking
+// the pinned one forever (it did, and writers then failed with NoSpace while
+// plenty was reclaimable).
+TEST(EngineTest, CleanerSkipsZonesPinnedByFilesOpenForWriting) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.policy.zc = "greedy";
+  opts.policy.zc_trigger_free_pct = 101;  // always clean
+  opts.policy.reset = "lazy";             // keep partial zones: the layout below stays put
+  opts.zc_interval_ms = 10;
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  // Zone X: D (768 KiB), then the first 256 KiB of the open file W.
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 768 << 10)).ok());
+  std::unique_ptr<rocksdb::FSWritableFile> w;
+  ASSERT_TRUE(rfs->NewWritableFile("/000002.log", rocksdb::FileOptions(), &w, nullptr).ok());
+  std::string wdata = Pattern(2, 512 << 10);
+  ASSERT_TRUE(w->Append(wdata, IOOptions(), nullptr).ok());
+  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
+  // Zone Z: E1 (256 KiB) and E2 (768 KiB).
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000003.sst", Pattern(3, 256 << 10)).ok());
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000004.sst", Pattern(4, 768 << 10)).ok());
+  std::map<std::string, std::map<uint32_t, uint64_t>> where;
+  for (const auto& f : fs->View().files) where[f.name] = f.bytes_per_zone;
+  ASSERT_EQ(where["/000001.sst"].size(), 1u);
+  const uint32_t x = where["/000001.sst"].begin()->first;
+  ASSERT_EQ(where["/000002.log"].count(x), 1u) << "W should start in D's zone";
+  ASSERT_EQ(where["/000003.sst"].size(), 1u);
+  const uint32_t z = where["/000003.sst"].begin()->first;
+  ASSERT_EQ(where["/000004.sst"], (std::map<uint32_t, uint64_t>{{z, 768 << 10}}));
+  // X: 256 KiB valid (pinned by W), Z: 768 KiB valid. Greedy prefers X.
+  ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
+  ASSERT_TRUE(rfs->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
+  Json m;
+  for (int i = 0; i < 500; i++) {
+    m = fs->Metrics();
+    if (m.Find("resets_zc")->number() >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(m.Find("resets_zc")->number(), 1);
+  for (const auto& f : fs->View().files) {
+    if (f.name == "/000004.sst") {
+      EXPECT_EQ(f.bytes_per_zone.count(z), 0u) << "E2 was not moved out of zone " << z;
+    }
+  }
+  ASSERT_TRUE(w->Close(IOOptions(), nullptr).ok());
+  EXPECT_EQ(ReadFile(rfs.get(), "/000002.log"), wdata);
+  EXPECT_EQ(ReadFile(rfs.get(), "/000004.sst"), Pattern(4, 768 << 10));
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
+}  // namespace zonekv
