@@ -243,6 +243,7 @@ class ZoneFs::Impl {
   uint64_t resets_zc_ = 0;
   uint64_t finishes_ = 0;
   double r_wp_sum_ = 0;
+  double r_wp_min_ = 0;  // lowest write-pointer fraction at a runtime reset
   uint64_t io_block_us_ = 0;
   uint64_t nospace_errors_ = 0;
   uint64_t preemptions_ = 0;

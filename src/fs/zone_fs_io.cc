@@ -163,6 +163,7 @@ int ZoneFs::Impl::RuntimeResetLocked() {
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
     if (!ResetZoneLocked(z).ok()) continue;
     r_wp_sum_ += frac;
+    r_wp_min_ = resets_runtime_ == 0 ? frac : std::min(r_wp_min_, frac);
     resets_runtime_++;
     n++;
   }

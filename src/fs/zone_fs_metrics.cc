@@ -32,9 +32,10 @@ FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) co
     zv.reset_count = e.reset_count;
     v.zones.push_back(zv);
   }
-  if (for_alloc && opts_.policy.zc != "off") {
+  if (for_alloc) {
     // Keep one empty zone back for the cleaner, so that cleaning can always
-    // make progress when writers have used up the rest.
+    // make progress when writers have used up the rest. Also when cleaning is
+    // off: a device filled GC-free can then be remounted with cleaning on.
     for (auto it = v.zones.rbegin(); it != v.zones.rend(); ++it) {
       if (!it->busy && it->empty() && it->state == ZoneState::kEmpty) {
         it->busy = true;
@@ -109,6 +110,7 @@ Json ZoneFs::Impl::Metrics() const {
       .Set("resets_zc", resets_zc_)
       .Set("ezrc", resets_runtime_ + resets_zc_)
       .Set("r_wp", resets_runtime_ == 0 ? 0.0 : r_wp_sum_ / static_cast<double>(resets_runtime_))
+      .Set("r_wp_min", r_wp_min_)
       .Set("fs_waf", host == 0 ? 1.0 : static_cast<double>(host + zc_total) / static_cast<double>(host))
       .Set("space_used_ratio", data_cap == 0 ? 0.0 : static_cast<double>(nonempty_cap) / static_cast<double>(data_cap))
       .Set("free_ratio", v.free_ratio())

@@ -227,6 +227,28 @@ TEST_F(RocksDbCleaningTest, ModelHoldsWhileZonesAreCleaned) {
   CheckModel();
 }
 
+// Lazy runtime reset under RocksDB: zones are reset at runtime, and never one
+// whose write pointer is below T_WP (the FAR paper's LZReset).
+class RocksDbLazyResetTest : public RocksDbTest {
+ protected:
+  void SetUp() override {
+    fs_opts_.policy.reset = "lazy";
+    fs_opts_.policy.reset_lazy_twp = 0.6;
+    dev_ = OpenTestDevice("ram:zones=40,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+    fs_ = FormatAndMount(dev_, fs_opts_);
+  }
+};
+
+TEST_F(RocksDbLazyResetTest, NeverResetsBelowThreshold) {
+  OpenDb(false);
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 6; round++) Churn(rng, 1000, 2000, 4000);
+  CheckModel();
+  Json m = fs_->Metrics();
+  EXPECT_GT(m.Find("resets_runtime")->number(), 0) << m.Dump();
+  EXPECT_GE(m.Find("r_wp_min")->number(), 0.6) << m.Dump();
+}
+
 TEST_F(RocksDbTest, FileSystemOperations) {
   env_ = rocksdb::NewCompositeEnv(fs_->file_system());
   auto fs = fs_->file_system();

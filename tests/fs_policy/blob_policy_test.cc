@@ -75,6 +75,20 @@ TEST(BazaTest, LizaKeepsSstsOutOfBlobZonesOnlyWhenBazaIsUsed) {
   EXPECT_EQ(liza->Allocate(b.view(), req).zone, 1u);
 }
 
+TEST(BazaTest, LizaUsesBlobZonesAsLastResort) {
+  ViewBuilder b;
+  b.view().max_active_zones = 8;
+  b.Zone(kCap, kCap);                       // full
+  BlobZone(b, kCap / 2, 7);                 // the only space left
+  FileView manifest;
+  manifest.hints.kind = FileKind::kManifest;
+  AllocRequest req;
+  req.file = &manifest;
+  AllocDecision d = NewLizaAllocation(true)->Allocate(b.view(), req);
+  EXPECT_EQ(d.action, AllocDecision::Action::kUseZone);
+  EXPECT_EQ(d.zone, 1u);
+}
+
 // The paper's worked example (Fig. 5): zones 0 and 1 are full with YBIZ 4
 // and 9; zone 2 holds B8 but is not full. 20 live blob files B1..B20.
 TEST(ZCutoffTest, PaperWorkedExamples) {

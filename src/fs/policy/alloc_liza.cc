@@ -9,7 +9,8 @@
 // or a needless failure: when no empty zone is left, any partially written
 // zone is reused rather than failing; when nothing can be finished the
 // decision is NoSpace instead of ZenFS's busy loop. When blob files have an
-// allocator of their own (BAZA), LIZA keeps other files out of blob zones.
+// allocator of their own (BAZA), LIZA keeps other files out of blob zones
+// unless no empty zone is left.
 #include "policies.h"
 
 namespace zonekv {
@@ -41,7 +42,12 @@ class LizaAllocation : public AllocationPolicy {
         if (empty == nullptr) empty = &z;
         continue;
       }
-      if (z.full() || (avoid_blob_zones_ && z.ybiz > 0)) continue;
+      if (z.full()) continue;
+      if (avoid_blob_zones_ && z.ybiz > 0) {
+        // Blob zones are a last resort only (below): no empty zone left.
+        if (any_partial == nullptr || z.remaining_bytes() > any_partial->remaining_bytes()) any_partial = &z;
+        continue;
+      }
       int d = LifetimeDiff(z.lifetime, lt);
       if (d <= best_diff) {  // ties go to the later zone, as in ZenFS
         best_diff = d;
