@@ -98,7 +98,7 @@ def summarize(results, scale):
         rising = all(b >= a * 0.9 for a, b in zip(tput, tput[1:]) if a == a and b == b)
         rows.append([mode, "15 -> 38 MB/s, rising", "%s -> %s MB/s (%s)" % (
             common.fmt(tput[0]), common.fmt(tput[-1]), "rising" if rising and tput[-1] > tput[0] else "not monotone"),
-            "0 at 80%%" , "%s MiB at 80%%" % common.fmt(pad[THRESHOLDS.index(80)] / common.MiB)])
+            "0 at 80%", "%s MiB at 80%%" % common.fmt(pad[THRESHOLDS.index(80)] / common.MiB)])
     text += "Paper vs ours (study slides 'Results'):\n\n"
     text += common.table(["mode", "paper throughput", "ours", "paper dummy writes", "ours"], rows) + "\n\n"
     gc = _series(results, "host GC", "workload.mb_per_sec")
