@@ -39,6 +39,25 @@ def size_flag(n):
     return str(n)
 
 
+def same_victim_rocksdb_args(file_size):
+    """The Same-Victim GC paper's RocksDB setup: BlobDB with blob GC, SST and
+    blob files of `file_size` bytes, 2 flush + 2 compaction threads, 4
+    subcompactions (shared by the `main` and `same-victim` experiments)."""
+    return [
+        "--threads=1",
+        "--enable_blob_files=true",
+        "--min_blob_size=0",
+        "--blob_file_size=" + size_flag(file_size),
+        "--enable_blob_garbage_collection=true",
+        "--write_buffer_size=" + size_flag(file_size),
+        "--target_file_size_base=" + size_flag(file_size),
+        "--max_bytes_for_level_base=" + size_flag(4 * file_size),
+        "--max_background_flushes=2",
+        "--max_background_compactions=2",
+        "--max_subcompactions=4",
+    ]
+
+
 def ok(results):
     """The runs that succeeded."""
     return [r for r in results if not r.get("error") and r.get("json")]

@@ -73,18 +73,7 @@ def _args(scale, workload, zone_files=16):
         "--workload=" + workload,
         "--key_size=16",
         "--value_size=%d" % value,
-        "--threads=1",
-        "--enable_blob_files=true",
-        "--min_blob_size=0",
-        "--blob_file_size=" + common.size_flag(file_size),
-        "--enable_blob_garbage_collection=true",
-        "--write_buffer_size=" + common.size_flag(file_size),
-        "--target_file_size_base=" + common.size_flag(file_size),
-        "--max_bytes_for_level_base=" + common.size_flag(4 * file_size),
-        "--max_background_flushes=2",
-        "--max_background_compactions=2",
-        "--max_subcompactions=4",
-    ]
+    ] + common.same_victim_rocksdb_args(file_size)
     if workload == "fillrandom":
         args.append("--num=%d" % (int(FILL_GB * common.GiB * scale) // value))
     else:
