@@ -135,6 +135,7 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     // reset policy. MigrateZone takes the bytes back if the swap fails.
     e.valid_bytes += chunk;
     e.valid_by_kind[kind] += chunk;
+    e.pending_copy_bytes += chunk;
     e.last_write_us = NowUsLocked();
     e.state = e.wp_bytes >= e.capacity_bytes ? ZoneState::kFull : ZoneState::kImplicitOpen;
     if (e.state == ZoneState::kFull) {
@@ -148,7 +149,14 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
   return true;
 }
 
+void ZoneFs::Impl::SettleCopy(const Extent& p) {
+  ZoneEntry& z = zones_[p.zone];
+  uint64_t pb = RoundUp(p.length_bytes, bs_);
+  z.pending_copy_bytes -= std::min(z.pending_copy_bytes, pb);
+}
+
 void ZoneFs::Impl::Uncount(const Extent& p, int kind) {
+  SettleCopy(p);
   ZoneEntry& z = zones_[p.zone];
   uint64_t pb = RoundUp(p.length_bytes, bs_);
   z.valid_bytes -= std::min(z.valid_bytes, pb);
@@ -228,6 +236,9 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         ve.valid_bytes -= std::min(ve.valid_bytes, bytes);
         ve.valid_by_kind[kind] -= std::min(ve.valid_by_kind[kind], bytes);
         zc_copy_bytes_[kind] += bytes;
+      }
+      for (const auto& pieces : moved) {
+        for (const auto& p : pieces) SettleCopy(p);
       }
       f->meta.extents = std::move(ext);
       RebuildEndsLocked(f);

@@ -75,6 +75,9 @@ struct ZoneEntry {
   ZoneState state = ZoneState::kEmpty;
   uint64_t valid_bytes = 0;       // sum of RoundUp(extent length) of live extents
   uint64_t valid_by_kind[5] = {0, 0, 0, 0, 0};
+  // Of valid_bytes: cleaner copies written here but not yet swapped into
+  // their file's extent list (see CopyToCleanerZone). Fsck allows for them.
+  uint64_t pending_copy_bytes = 0;
   uint64_t owner = 0;             // file id of the writer holding the zone, 0 if none
   bool in_io = false;             // a data write to the zone is in flight
   bool cleaning = false;          // a victim of the running cleaning pass
@@ -192,8 +195,11 @@ class ZoneFs::Impl {
   // Copies `len` bytes (block multiple) from device offset `src` into the
   // cleaner's zone(s), appending the new extents (exact total `exact`) to *out.
   // The copies count as valid bytes of their zone from the moment they are
-  // written (see Uncount).
+  // written, as pending copies until SettleCopies or Uncount.
   bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out);
+  // The copy `p` now belongs to a file: no longer pending.
+  // REQUIRES: mu_ held.
+  void SettleCopy(const Extent& p);
   // Take back the valid bytes of copies that did not replace anything.
   // Uncount REQUIRES mu_ held; DropCopies takes mu_ itself.
   void Uncount(const Extent& p, int kind);

@@ -225,9 +225,12 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
                        " overlaps extent of " + u[i - 1].file + " ending at " + std::to_string(u[i - 1].end)});
       }
     }
-    if (!zones_.empty() && zones_[z].valid_bytes != valid[z]) {
+    // A running cleaner counts its copies valid before they join a file.
+    uint64_t pending = zones_.empty() ? 0 : zones_[z].pending_copy_bytes;
+    if (!zones_.empty() && zones_[z].valid_bytes != valid[z] + pending) {
       out.push_back({"zone " + std::to_string(z) + ": valid byte count " + std::to_string(zones_[z].valid_bytes) +
-                     " differs from the " + std::to_string(valid[z]) + " bytes its extents hold"});
+                     " differs from the " + std::to_string(valid[z]) + " bytes its extents hold" +
+                     (pending ? " plus " + std::to_string(pending) + " bytes of cleaner copies in flight" : "")});
     }
     uint64_t wp = infos[z].state == ZoneState::kFull ? infos[z].capacity_bytes : infos[z].written_bytes();
     if (valid[z] > wp) {
