@@ -40,8 +40,10 @@ class Json {
 
   // Reading. Find: object member at key, nullptr if absent or not an object.
   const Json* Find(const std::string& key) const;
-  // The number (0 unless a number) and the string (empty unless a string).
+  // The number (0 unless a number), the boolean (false unless a bool) and
+  // the string (empty unless a string).
   double number() const { return type_ == Type::kNumber ? n_ : 0; }
+  bool boolean() const { return type_ == Type::kBool && b_; }
   const std::string& str() const { return s_; }
 
   // Compact when indent < 0, pretty-printed with `indent` spaces otherwise.

@@ -11,6 +11,7 @@ namespace {
 bool IsDbOption(const std::string& name) {
   return name == "max_background_jobs" || name == "max_background_flushes" ||
          name == "max_background_compactions" || name == "max_subcompactions" ||
+         name == "max_log_file_size" || name == "keep_log_file_num" ||
          name == "use_direct_io_for_flush_and_compaction" || name == "use_direct_reads";
 }
 
@@ -48,6 +49,8 @@ const std::vector<OptionHelp>& RocksDbBenchOptions() {
       {"compression", "none|snappy|lz4|zstd|zlib (or a RocksDB kXxxCompression name)"},
       {"use_direct_io_for_flush_and_compaction", "O_DIRECT for flush and compaction writes (posix only)"},
       {"use_direct_reads", "O_DIRECT for reads (posix only)"},
+      {"max_log_file_size", "info LOG size at which RocksDB starts a new one, bytes (bench default 1M)"},
+      {"keep_log_file_num", "old info LOG files kept (bench default 2)"},
   };
   return kOptions;
 }
@@ -98,7 +101,9 @@ Json RocksDbOptionsToJson(const rocksdb::Options& o) {
       .Set("max_subcompactions", static_cast<uint64_t>(o.max_subcompactions))
       .Set("compression", compression)
       .Set("use_direct_io_for_flush_and_compaction", o.use_direct_io_for_flush_and_compaction)
-      .Set("use_direct_reads", o.use_direct_reads);
+      .Set("use_direct_reads", o.use_direct_reads)
+      .Set("max_log_file_size", static_cast<uint64_t>(o.max_log_file_size))
+      .Set("keep_log_file_num", static_cast<uint64_t>(o.keep_log_file_num));
   return j;
 }
 

@@ -85,6 +85,7 @@ const std::vector<OptionHelp>& FsKnobOptions() {
       {"reset_func", "far reset: linear|log|exp"},
       {"finish_threshold", "finish a zone when less than this % of it remains"},
       {"occupancy_threshold", "100 - finish_threshold (the GC-vs-GC-free study's name)"},
+      {"emergency_zc", "clean the most-garbage zone when a writer starves and the policy picks none (true/false, default true; ZenFS: false)"},
   };
   return kKnobs;
 }

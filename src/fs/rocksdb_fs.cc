@@ -3,6 +3,7 @@
 // Every RocksDB file lives in ZoneFs, including LOCK (an in-process lock),
 // the info LOG, OPTIONS, CURRENT and IDENTITY. Paths are normalized
 // (duplicate slashes, ".", ".." and trailing slashes removed).
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -226,10 +227,13 @@ class ZkvLogger : public rocksdb::Logger {
     }
     if (line.empty() || line.back() != '\n') line.push_back('\n');
     std::lock_guard<std::mutex> l(mu_);
-    if (file_) file_->Append(line, IOOptions(), nullptr);
+    if (file_ && file_->Append(line, IOOptions(), nullptr).ok()) size_bytes_ += line.size();
   }
   // Flush() keeps the default no-op: a sync here would pad a block per call.
   // The LOG reaches the device as its buffer fills and when it is closed.
+
+  // Lets RocksDB roll the LOG at max_log_file_size (its AutoRollLogger asks).
+  size_t GetLogFileSize() const override { return size_bytes_; }
 
  protected:
   rocksdb::Status CloseImpl() override {
@@ -242,7 +246,8 @@ class ZkvLogger : public rocksdb::Logger {
 
  private:
   std::mutex mu_;
-  std::unique_ptr<rocksdb::FSWritableFile> file_;
+  std::unique_ptr<rocksdb::FSWritableFile> file_;  // GUARDED_BY(mu_)
+  std::atomic<size_t> size_bytes_{0};               // bytes appended so far
 };
 
 class ZkvLock : public rocksdb::FileLock {

@@ -3,9 +3,9 @@
 // the files' extent lists (one journaled replace record per file) and resets
 // the victims that no longer hold valid data.
 //
-// Files open for writing are skipped (their extent lists are changing); with
-// zc_sst_only only SST extents move, as in ZenFS. A victim that keeps valid
-// data is not reset.
+// Extents of files open for writing move too, except a last extent the
+// writer may still extend (MovableLocked). With zc_sst_only only SST extents
+// move, as in ZenFS. A victim that keeps valid data is not reset.
 #include <algorithm>
 #include <chrono>
 
@@ -35,13 +35,14 @@ int ZoneFs::Impl::CleanOnce() {
   {
     std::lock_guard<std::mutex> l(mu_);
     FsView v = BuildViewLocked(false, nullptr);
-    // A zone holding an extent of a file open for writing cannot be emptied
+    // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
     // pick it again and again while other zones could be cleaned.
     for (const auto& [name, f] : names_) {
       if (!f->writing) continue;
-      for (const auto& e : f->meta.extents) {
-        if (e.zone >= meta_zones_ && e.zone < geo_.nr_zones) v.zones[e.zone - meta_zones_].busy = true;
+      for (size_t i = 0; i < f->meta.extents.size(); i++) {
+        uint32_t z = f->meta.extents[i].zone;
+        if (!MovableLocked(*f, i) && z >= meta_zones_ && z < geo_.nr_zones) v.zones[z - meta_zones_].busy = true;
       }
     }
     auto t0 = std::chrono::steady_clock::now();
@@ -170,6 +171,11 @@ void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, int
   }
 }
 
+bool ZoneFs::Impl::MovableLocked(const FileRecord& f, size_t i) const {
+  if (!f.writing || i + 1 < f.meta.extents.size()) return true;
+  return zones_[f.meta.extents[i].zone].state == ZoneState::kFull;
+}
+
 bool ZoneFs::Impl::MigrateZone(uint32_t v) {
   struct Item {
     uint64_t file;
@@ -181,13 +187,10 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
   {
     std::lock_guard<std::mutex> l(mu_);
     for (const auto& [name, f] : names_) {
-      if (f->writing) {
-        // Its extents cannot move, so the victim could not be reset:
+      for (size_t i = 0; i < f->meta.extents.size(); i++) {
+        // An extent that cannot move keeps the victim from being reset:
         // copying the rest now would only consume space.
-        for (const auto& e : f->meta.extents) {
-          if (e.zone == v) return true;
-        }
-        continue;
+        if (f->meta.extents[i].zone == v && !MovableLocked(*f, i)) return true;
       }
       if (opts_.policy.zc_sst_only && f->meta.hints.kind != FileKind::kSst) continue;
       for (size_t i = 0; i < f->meta.extents.size(); i++) {
@@ -214,21 +217,33 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
     std::lock_guard<std::mutex> l(mu_);
     auto it = files_.find(items[k].file);
     FileRecord* f = it == files_.end() ? nullptr : it->second.get();
-    bool same = f != nullptr && !f->deleted && !f->writing;
+    bool same = f != nullptr && !f->deleted;
     for (size_t j = k; same && j < end; j++) {
-      same = items[j].index < f->meta.extents.size() && f->meta.extents[items[j].index] == items[j].extent;
+      same = items[j].index < f->meta.extents.size() && f->meta.extents[items[j].index] == items[j].extent &&
+             MovableLocked(*f, items[j].index);
     }
     if (same) {
-      // Replace back to front so earlier indexes stay valid.
+      // Replace back to front so earlier indexes stay valid. Extents that
+      // were journaled (the first synced_extents) stay the journaled prefix.
       std::vector<Extent> ext = f->meta.extents;
+      size_t synced = f->synced_extents;
+      bool journaled_moved = false;
       for (size_t j = end; j-- > k;) {
         const std::vector<Extent>& pieces = moved[j - k];
         size_t idx = items[j].index;
         ext.erase(ext.begin() + static_cast<long>(idx));
         ext.insert(ext.begin() + static_cast<long>(idx), pieces.begin(), pieces.end());
+        if (idx < f->synced_extents) {
+          synced += pieces.size() - 1;
+          journaled_moved = true;
+        }
       }
       EditBatch b;
-      b.ReplaceExtents(f->meta.id, ext);
+      if (journaled_moved) {
+        // Only the journaled prefix: extents not yet synced are journaled,
+        // at their new place, by the writer's next commit.
+        b.ReplaceExtents(f->meta.id, std::vector<Extent>(ext.begin(), ext.begin() + static_cast<long>(synced)));
+      }
       int kind = items[k].kind;
       for (size_t j = k; j < end; j++) {
         uint64_t bytes = RoundUp(items[j].extent.length_bytes, bs_);
@@ -242,7 +257,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
       }
       f->meta.extents = std::move(ext);
       RebuildEndsLocked(f);
-      f->synced_extents = f->meta.extents.size();
+      f->synced_extents = synced;
       // A failed journal write leaves the old extents on the device; the
       // victim keeps its data until the next mount (it is not reset: the
       // swap is in memory only, so stop cleaning).

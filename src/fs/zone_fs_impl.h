@@ -189,6 +189,12 @@ class ZoneFs::Impl {
     std::lock_guard<std::mutex> l(mu_);
     return stop_;
   }
+  // Whether the cleaner may move extent i of f. A file open for writing
+  // keeps only its last extent in place while that extent's zone is not full
+  // (the writer may still extend it); its other extents never change, so
+  // a long-lived writer (MANIFEST, info LOG, WAL) does not pin the full
+  // zones it wrote before. REQUIRES: mu_ held.
+  bool MovableLocked(const FileRecord& f, size_t i) const;
   // Migrates the valid extents of victim zone v; returns false if the
   // cleaner ran out of destination space.
   bool MigrateZone(uint32_t v);

@@ -68,7 +68,23 @@ TEST(BenchTest, FillRandomReportsEveryStableKey) {
   EXPECT_GT(At(out.json, "fs.host_write_bytes")->number(), 6000 * 1000);
   EXPECT_GE(At(out.json, "rocksdb.flush_count")->number(), 1);
   EXPECT_EQ(At(out.json, "config.rocksdb.write_buffer_size")->number(), 512 * 1024);
+  // The bench bounds the info LOG, which lives on the zoned device.
+  EXPECT_EQ(At(out.json, "config.rocksdb.max_log_file_size")->number(), 1 << 20);
+  EXPECT_EQ(At(out.json, "config.fs.emergency_zc")->type(), Json::Type::kBool);
   EXPECT_NE(out.summary.find("fillrandom"), std::string::npos);
+}
+
+TEST(BenchTest, EngineKnobsReachTheFileSystem) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.num = 500;
+  c.fs_knobs = {{"emergency_zc", "false"}, {"zc", "greedy"}};
+  c.rocksdb_knobs.push_back({"keep_log_file_num", "3"});
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(At(out.json, "config.fs.emergency_zc")->boolean());
+  EXPECT_EQ(At(out.json, "config.fs.policy.zc")->str(), "greedy");
+  EXPECT_EQ(At(out.json, "config.rocksdb.keep_log_file_num")->number(), 3);
 }
 
 TEST(BenchTest, YcsbLoadsThenMeasuresTheRunPhase) {
@@ -102,6 +118,8 @@ TEST(BenchTest, BadConfigurationsAreRefusedBeforeRunning) {
   cases.back().config.rocksdb_knobs = {{"write_buffer_size", "lots"}};
   cases.push_back({"--zc", TinyConfig("fillrandom")});
   cases.back().config.fs_knobs = {{"zc", "sometimes"}};
+  cases.push_back({"--emergency_zc", TinyConfig("fillrandom")});
+  cases.back().config.fs_knobs = {{"emergency_zc", "maybe"}};
   cases.push_back({"--device", TinyConfig("fillrandom")});
   cases.back().config.device_spec = "ram:zones=0";
   cases.push_back({"--compaction", TinyConfig("fillrandom")});

@@ -249,6 +249,39 @@ TEST_F(RocksDbLazyResetTest, NeverResetsBelowThreshold) {
   EXPECT_GE(m.Find("r_wp_min")->number(), 0.6) << m.Dump();
 }
 
+// RocksDB rolls the info LOG at max_log_file_size (its AutoRollLogger needs
+// the logger's size) and keeps keep_log_file_num old ones, so a long run's
+// LOG does not grow without bound on the device.
+TEST_F(RocksDbTest, InfoLogRollsAtMaxLogFileSize) {
+  env_ = rocksdb::NewCompositeEnv(fs_->file_system());
+  rocksdb::Options o = DbOptions(false);
+  o.max_log_file_size = 8 << 10;
+  o.keep_log_file_num = 2;
+  o.log_file_time_to_roll = 0;
+  for (int reopen = 0; reopen < 4; reopen++) {
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(o, "/db", &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    db_.reset(db);
+    std::mt19937_64 rng(reopen);
+    Churn(rng, 3000, 2000, 300);
+    ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok());
+    ASSERT_TRUE(db_->Close().ok());
+    db_.reset();
+  }
+  std::vector<std::string> children;
+  ASSERT_TRUE(fs_->file_system()->GetChildren("/db", rocksdb::IOOptions(), &children, nullptr).ok());
+  int old_logs = 0;
+  for (const auto& c : children) {
+    if (c.rfind("LOG.old.", 0) == 0) old_logs++;
+  }
+  EXPECT_GE(old_logs, 1);
+  EXPECT_LE(old_logs, 2);
+  uint64_t size = 0;
+  ASSERT_TRUE(fs_->file_system()->GetFileSize("/db/LOG", rocksdb::IOOptions(), &size, nullptr).ok());
+  EXPECT_LT(size, 64u << 10);
+}
+
 TEST_F(RocksDbTest, FileSystemOperations) {
   env_ = rocksdb::NewCompositeEnv(fs_->file_system());
   auto fs = fs_->file_system();
