@@ -45,6 +45,7 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class EventListener;
 struct ColumnFamilyMetaData;
 struct Options;
 }  // namespace rocksdb
@@ -255,6 +256,29 @@ class Compactor {
   // {picker, picker_options, threads, max_subcompactions, metrics: {...}};
   // the metric names are listed in src/compaction/compaction_metrics.h.
   virtual Json Metrics() const = 0;
+};
+
+// ---- Observing RocksDB's own compactions -------------------------------------
+// For a DB that picks and runs its compactions itself (the native baseline):
+// records each compaction as the Compactor records its jobs (levels, bytes,
+// time, S_same of the inputs from the zone layout when the job begins,
+// S_inval when it completes), so that native and external compaction are
+// compared on the same metrics. Trivial moves are counted, not scored.
+class NativeCompactionObserver {
+ public:
+  // `layout`: the file system's zones and files, as CompactorOptions::layout;
+  // may be empty (no S_same/S_inval then). Called on RocksDB's compaction
+  // threads.
+  explicit NativeCompactionObserver(std::function<Status(FsView* out)> layout);
+  ~NativeCompactionObserver();
+  // Add to Options::listeners before DB::Open.
+  std::shared_ptr<rocksdb::EventListener> listener() const;
+  // {picker: "native", metrics: {...}}, the Compactor's metric names.
+  Json Metrics() const;
+
+ private:
+  class Listener;
+  std::shared_ptr<Listener> listener_;
 };
 
 }  // namespace zonekv

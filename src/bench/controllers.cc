@@ -43,7 +43,17 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
   c->opts_ = opts;
   c->view_ = std::move(view);
   c->job_hints_ = std::move(job_hints);
-  if (opts.compaction != "native") ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
+  if (opts.compaction != "native") {
+    ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
+  } else if (c->view_) {
+    // Native compaction: observed, so that it reports S_same and S_inval too.
+    std::function<FsView()> v = c->view_;
+    c->native_ = std::make_unique<NativeCompactionObserver>([v](FsView* out) {
+      *out = v();
+      return Status::OK();
+    });
+    options->listeners.push_back(c->native_->listener());
+  }
   if (opts.blob_gc_cutoff == "zcutoff") {
     c->zcutoff_ = std::make_shared<ZCutoffController>(c->view_);
     options->listeners.push_back(c->zcutoff_);
@@ -85,6 +95,7 @@ void Controllers::Stop() {
 Json Controllers::Metrics() const {
   Json j = Json::Object();
   if (compactor_) j.Set("compactor", compactor_->Metrics());
+  if (native_) j.Set("compactor", native_->Metrics());
   if (zcutoff_) j.Set("zcutoff", zcutoff_->Metrics());
   return j;
 }

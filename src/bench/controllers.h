@@ -1,5 +1,7 @@
 // The RocksDB-side controllers a benchmark may run next to the file system:
-// the external compactor (--compaction=sica|zaca|acc, compactor.h) and the
+// the external compactor (--compaction=sica|zaca|acc, compactor.h; with
+// --compaction=native on zonekv, an observer of RocksDB's own compactions
+// reports the same metrics) and the
 // Z_Cutoff blob GC controller (--blob_gc_cutoff=zcutoff, blob_gc.h).
 #pragma once
 
@@ -47,7 +49,8 @@ class Controllers {
   Status Start(rocksdb::DB* db);
   // Before closing the DB. Idempotent.
   void Stop();
-  // {"compactor": ..., "zcutoff": ...} for the controllers in use.
+  // {"compactor": ..., "zcutoff": ...} for the controllers in use
+  // ("compactor" also for observed native compaction).
   Json Metrics() const;
 
  private:
@@ -57,6 +60,7 @@ class Controllers {
   std::function<void(const CompactionJobHint*)> job_hints_;
   std::shared_ptr<Compactor::ListenerSlot> slot_;
   std::unique_ptr<Compactor> compactor_;
+  std::unique_ptr<NativeCompactionObserver> native_;  // native compaction on zonekv
   std::shared_ptr<ZCutoffController> zcutoff_;
 };
 

@@ -153,6 +153,26 @@ TEST(BenchTest, PosixReferenceRunsTheSameWorkload) {
   EXPECT_EQ(At(out.json, "workload.reads")->number(), 6000);
 }
 
+// RocksDB's own compactions on zonekv are observed: every one is recorded
+// with the metrics the external compactor reports, S_same included.
+TEST(BenchTest, NativeCompactionsReportSameZoneScores) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.num = 6000;
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(At(out.json, "config.controllers.compaction")->str(), "native");
+  ASSERT_NE(At(out.json, "controllers.compactor.metrics.compactions"), nullptr) << out.json.Dump(2);
+  double n = At(out.json, "controllers.compactor.metrics.compactions")->number();
+  EXPECT_GE(n, 1);
+  EXPECT_EQ(n, At(out.json, "rocksdb.compaction_count")->number());
+  const Json* same = At(out.json, "controllers.compactor.metrics.s_same_mean");
+  ASSERT_NE(same, nullptr);
+  EXPECT_GT(same->number(), 0);
+  EXPECT_LE(same->number(), 1);
+  EXPECT_GT(At(out.json, "controllers.compactor.metrics.bytes_read")->number(), 0);
+}
+
 TEST(BenchTest, ExternalCompactorAndZCutoffRunWhenAsked) {
   BenchConfig c = TinyConfig("fillrandom");
   c.scheme = "a-liza";  // acc compaction
