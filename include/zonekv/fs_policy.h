@@ -158,6 +158,9 @@ struct FsPolicyOptions {
   double zc_slope = 3;                // zenfs: garbage% > 100 - slope * (start - free%)
   double zc_trigger_free_pct = 20;    // greedy/cost-benefit/ccb: clean when free% < this
   bool zc_sst_only = false;           // migrate only SST extents (ZenFS's own restriction)
+  // Same-Victim cooperation: while free% > this, full zones holding only
+  // blob data are left to blob GC (0 = off; any zc policy).
+  double zc_defer_blob_pct = 0;
   std::string reset = "eager";        // eager | lazy | far
   double reset_lazy_twp = 1.0;        // lazy: fixed T_WP as a fraction of capacity
   double reset_far_t = 0.7;           // far: turning point T (free ratio)

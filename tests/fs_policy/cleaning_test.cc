@@ -34,6 +34,36 @@ TEST(ZenFsCleaningTest, OnlyFullZones) {
   EXPECT_TRUE(NewZenFsCleaning(20, 3)->PickVictims(b.view()).empty());
 }
 
+// Same-Victim cooperation: above the floor, zones whose valid data is all
+// blob data are left to blob GC; zones with SST data are still cleaned; at
+// or below the floor the wrapped policy sees every zone again.
+TEST(BlobDeferringCleaningTest, LeavesAllBlobZonesToBlobGcAboveTheFloor) {
+  const int blob = static_cast<int>(FileKind::kBlob), sst = static_cast<int>(FileKind::kSst);
+  ViewBuilder b;
+  b.Zone(0, 0);
+  ZoneView& blobs = b.Zone(kCap, kCap / 10);  // 90% garbage, all blob: deferred
+  blobs.valid_bytes_by_kind[blob] = kCap / 10;
+  ZoneView& mixed = b.Zone(kCap, kCap / 5);  // 80% garbage, some SST data: cleaned
+  mixed.valid_bytes_by_kind[blob] = kCap / 10;
+  mixed.valid_bytes_by_kind[sst] = kCap / 10;
+  for (int i = 0; i < 7; i++) b.Zone(kCap, kCap);
+  // 10% free: zenfs alone takes both, most garbage first.
+  EXPECT_EQ(NewZenFsCleaning(20, 3)->PickVictims(b.view()), (std::vector<uint32_t>{1, 2}));
+  auto deferring = NewBlobDeferringCleaning(NewZenFsCleaning(20, 3), 5);
+  EXPECT_STREQ(deferring->name(), "zenfs+defer-blob");
+  EXPECT_EQ(deferring->PickVictims(b.view()), (std::vector<uint32_t>{2}));
+  // Floor at 10%: at it, nothing is deferred.
+  EXPECT_EQ(NewBlobDeferringCleaning(NewZenFsCleaning(20, 3), 10)->PickVictims(b.view()),
+            (std::vector<uint32_t>{1, 2}));
+  // And through the options, by name.
+  FsPolicyOptions o;
+  ASSERT_TRUE(o.Set("zc_defer_blob", "5").ok());
+  EXPECT_FALSE(o.Set("zc_defer_blob", "150").ok());
+  std::unique_ptr<CleaningPolicy> p;
+  ASSERT_TRUE(MakeCleaningPolicy(o, &p).ok());
+  EXPECT_EQ(p->PickVictims(b.view()), (std::vector<uint32_t>{2}));
+}
+
 // Random views in which the device is nearly full, so every policy's
 // trigger fires; the policy's victim must equal a brute-force argmax of
 // its score over every eligible zone.

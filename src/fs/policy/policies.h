@@ -19,6 +19,8 @@ std::unique_ptr<AllocationPolicy> NewCazaAllocation(std::unique_ptr<AllocationPo
 bool IsBlobZone(const ZoneView& zone);
 
 std::unique_ptr<CleaningPolicy> NewZenFsCleaning(double start_level_pct, double slope);
+// Hides full all-blob zones from `inner` while free% > floor_pct (zc_defer_blob.cc).
+std::unique_ptr<CleaningPolicy> NewBlobDeferringCleaning(std::unique_ptr<CleaningPolicy> inner, double floor_pct);
 std::unique_ptr<CleaningPolicy> NewGreedyCleaning(double trigger_free_pct);
 std::unique_ptr<CleaningPolicy> NewCostBenefitCleaning(double trigger_free_pct);
 std::unique_ptr<CleaningPolicy> NewCcbCleaning(double trigger_free_pct);

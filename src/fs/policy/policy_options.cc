@@ -52,6 +52,7 @@ Status FsPolicyOptions::Set(const std::string& key, const std::string& value) {
   if (key == "zc_start_level") return Percent(key, value, &zc_start_level_pct);
   if (key == "zc_slope") return Positive(key, value, &zc_slope);
   if (key == "zc_trigger") return Percent(key, value, &zc_trigger_free_pct);
+  if (key == "zc_defer_blob") return Percent(key, value, &zc_defer_blob_pct);
   if (key == "zc_sst_only") {
     if (value == "true" || value == "1") { zc_sst_only = true; return Status::OK(); }
     if (value == "false" || value == "0") { zc_sst_only = false; return Status::OK(); }
@@ -70,7 +71,7 @@ Status FsPolicyOptions::Set(const std::string& key, const std::string& value) {
   }
   return Status::InvalidArgument(
       "unknown file-system policy knob '" + key +
-      "' (known: alloc, blob_alloc, zc, zc_start_level, zc_slope, zc_trigger, zc_sst_only, reset, "
+      "' (known: alloc, blob_alloc, zc, zc_start_level, zc_slope, zc_trigger, zc_sst_only, zc_defer_blob, reset, "
       "lazy_twp, reset_t, reset_func, finish_threshold, occupancy_threshold)");
 }
 
@@ -105,6 +106,7 @@ Json FsPolicyOptions::ToJson() const {
       .Set("zc_slope", zc_slope)
       .Set("zc_trigger", zc_trigger_free_pct)
       .Set("zc_sst_only", zc_sst_only)
+      .Set("zc_defer_blob", zc_defer_blob_pct)
       .Set("reset", reset)
       .Set("lazy_twp", reset_lazy_twp)
       .Set("reset_t", reset_far_t)
@@ -135,6 +137,7 @@ Status MakeCleaningPolicy(const FsPolicyOptions& opts, std::unique_ptr<CleaningP
   else if (opts.zc == "cost-benefit") *out = NewCostBenefitCleaning(opts.zc_trigger_free_pct);
   else if (opts.zc == "ccb") *out = NewCcbCleaning(opts.zc_trigger_free_pct);
   else *out = NewNoCleaning();
+  if (opts.zc_defer_blob_pct > 0 && opts.zc != "off") *out = NewBlobDeferringCleaning(std::move(*out), opts.zc_defer_blob_pct);
   return Status::OK();
 }
 
