@@ -262,8 +262,9 @@ class Compactor {
 // For a DB that picks and runs its compactions itself (the native baseline):
 // records each compaction as the Compactor records its jobs (levels, bytes,
 // time, S_same of the inputs from the zone layout when the job begins,
-// S_inval when it completes), so that native and external compaction are
-// compared on the same metrics. Trivial moves are counted, not scored.
+// S_inval once RocksDB has deleted its inputs), so that native and external
+// compaction are compared on the same metrics. Trivial moves are counted,
+// not scored.
 class NativeCompactionObserver {
  public:
   // `layout`: the file system's zones and files, as CompactorOptions::layout;

@@ -533,8 +533,11 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   in.compactions = listener->compactions.load();
   in.compaction_micros = listener->compaction_micros.load();
   Json controller_metrics = controllers->Metrics();
-  if (const Json* c = controller_metrics.Find("compactor")) {
-    // The external compactor's CompactFiles jobs are the compactions then.
+  const Json* c = controller_metrics.Find("compactor");
+  if (c != nullptr && copts.compaction != "native") {
+    // The external compactor's CompactFiles jobs are the compactions then
+    // (RocksDB notifies no listener of them). Native compactions keep
+    // RocksDB's own counts, also when they are observed for S_same.
     if (const Json* m = c->Find("metrics")) {
       if (const Json* n = m->Find("compactions")) in.compactions = static_cast<uint64_t>(n->number());
       if (const Json* t = m->Find("time_us")) in.compaction_micros = static_cast<uint64_t>(t->number());

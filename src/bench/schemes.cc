@@ -50,6 +50,12 @@ std::vector<Scheme> MakeSchemes() {
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
+      {"s-liza",
+       "the Same-Zone Compaction paper's baseline on zonekv's external compactor: sica (RocksDB's leveled picking), "
+       "liza allocation, greedy cleaning, eager reset; like for like with caza and a-caza (same compactor)",
+       {{"alloc", "liza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "sica"}, {"blob_gc_cutoff", "fixed"}}},
       {"a-liza",
        "Same-Zone Compaction paper's A-LIZA: liza allocation, greedy cleaning (that paper's ZenFS), eager reset, "
        "the adaptive compaction controller (acc: sica, zaca when free space is scarce)",

@@ -1,6 +1,13 @@
 // NativeCompactionObserver: the compactor's per-job metrics for compactions
 // RocksDB picks and runs itself (the native baseline), from its
 // EventListener callbacks and the file system's zone layout.
+//
+// A job is recorded in two steps. OnCompactionBegin takes the layout (S_same
+// of the inputs). RocksDB calls OnCompactionCompleted before it deletes the
+// input files, so S_inval, which looks at the garbage the job left, is
+// measured once every input was deleted (OnTableFileDeleted), as the
+// external compactor measures it after CompactFiles has purged its inputs.
+// Jobs still waiting when Metrics() is called are scored on the layout then.
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -13,6 +20,23 @@
 
 namespace zonekv {
 
+namespace {
+
+// "/db/000123.sst" -> 123; 0 if the name is not an SST file's.
+uint64_t SstNumber(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() < 5 || name.compare(name.size() - 4, 4, ".sst") != 0) return 0;
+  uint64_t n = 0;
+  for (size_t i = 0; i + 4 < name.size(); i++) {
+    if (name[i] < '0' || name[i] > '9') return 0;
+    n = n * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
 class NativeCompactionObserver::Listener : public rocksdb::EventListener {
  public:
   explicit Listener(std::function<Status(FsView*)> layout) : layout_(std::move(layout)) {}
@@ -20,31 +44,28 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
   const char* Name() const override { return "zonekv.NativeCompactionObserver"; }
 
   void OnCompactionBegin(rocksdb::DB*, const rocksdb::CompactionJobInfo& ci) override {
-    Pending p;
-    p.start = std::chrono::steady_clock::now();
-    for (const auto& f : ci.input_file_infos) p.inputs.push_back(f.file_number);
-    if (layout_ && layout_(&p.before).ok()) {
-      p.layout = ZoneLayout::FromFsView(p.before);
-      p.have_layout = true;
+    Job j;
+    for (const auto& f : ci.input_file_infos) j.inputs.push_back(f.file_number);
+    if (layout_ && layout_(&j.before).ok()) {
+      j.layout = ZoneLayout::FromFsView(j.before);
+      j.have_layout = true;
     }
+    j.start = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> l(mu_);
-    pending_[ci.job_id] = std::move(p);
+    running_[ci.job_id] = std::move(j);
   }
 
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& ci) override {
-    Pending p;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      auto it = pending_.find(ci.job_id);
-      if (it == pending_.end()) return;
-      p = std::move(it->second);
-      pending_.erase(it);
-    }
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = running_.find(ci.job_id);
+    if (it == running_.end()) return;
+    Job j = std::move(it->second);
+    running_.erase(it);
     if (!ci.status.ok()) {
       metrics_.AddFailed();
       return;
     }
-    JobRecord r;
+    JobRecord& r = j.record;
     r.job_id = static_cast<uint64_t>(ci.job_id);
     r.input_level = ci.base_input_level;
     r.output_level = ci.output_level;
@@ -52,49 +73,80 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
     r.bytes_read = ci.stats.total_input_bytes;
     r.bytes_written = ci.stats.total_output_bytes;
     r.time_us = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - p.start).count());
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - j.start).count());
     r.picked_by = "native";
-    // A trivial move's outputs are its inputs, renumbered by nothing.
-    std::set<uint64_t> inputs(p.inputs.begin(), p.inputs.end());
+    // A trivial move's outputs are its inputs.
+    std::set<uint64_t> inputs(j.inputs.begin(), j.inputs.end());
     r.trivial_move = !ci.output_file_infos.empty();
     for (const auto& f : ci.output_file_infos) r.trivial_move = r.trivial_move && inputs.count(f.file_number) > 0;
     // S_same and S_inval describe data a job reads and invalidates; a move
     // does neither, so it is counted but not scored.
-    if (p.have_layout && !r.trivial_move) {
-      std::vector<SstFileView> files;
-      for (const auto& f : ci.input_file_infos) {
-        SstFileView v;
-        v.number = f.file_number;
-        auto it = p.layout.sst_zones.find(f.file_number);
-        if (it != p.layout.sst_zones.end()) {
-          for (const auto& [zone, bytes] : it->second) v.size_bytes += bytes;
-        }
-        files.push_back(v);
-      }
-      std::vector<const SstFileView*> ptrs;
-      for (const auto& f : files) ptrs.push_back(&f);
-      r.s_same = SameZoneScore(ptrs, p.layout);
-      FsView after;
-      if (layout_(&after).ok()) r.s_inval = InvalidScore(p.inputs, p.layout, p.before, after);
+    if (!j.have_layout || r.trivial_move) {
+      metrics_.AddJob(r);
+      return;
     }
-    metrics_.AddJob(r);
+    std::vector<SstFileView> files;
+    for (uint64_t number : j.inputs) {
+      SstFileView v;
+      v.number = number;
+      if (const auto* zones = j.layout.Find(number)) {
+        for (const auto& [zone, bytes] : *zones) v.size_bytes += bytes;
+      }
+      files.push_back(v);
+    }
+    std::vector<const SstFileView*> ptrs;
+    for (const auto& f : files) ptrs.push_back(&f);
+    r.s_same = SameZoneScore(ptrs, j.layout);
+    j.undeleted = std::move(inputs);
+    awaiting_.push_back(std::move(j));
+  }
+
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override {
+    uint64_t number = SstNumber(info.file_path);
+    if (number == 0) return;
+    std::lock_guard<std::mutex> l(mu_);
+    for (size_t i = 0; i < awaiting_.size();) {
+      awaiting_[i].undeleted.erase(number);
+      if (awaiting_[i].undeleted.empty()) {
+        ScoreLocked(&awaiting_[i]);
+        awaiting_.erase(awaiting_.begin() + static_cast<long>(i));
+      } else {
+        i++;
+      }
+    }
   }
 
   void OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo&) override { metrics_.AddSubcompaction(); }
 
-  Json Metrics() const { return metrics_.ToJson(); }
+  Json Metrics() {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& j : awaiting_) ScoreLocked(&j);
+    awaiting_.clear();
+    return metrics_.ToJson();
+  }
 
  private:
-  struct Pending {
+  struct Job {
     std::chrono::steady_clock::time_point start;
     std::vector<uint64_t> inputs;
     FsView before;
     ZoneLayout layout;
     bool have_layout = false;
+    JobRecord record;
+    std::set<uint64_t> undeleted;  // inputs RocksDB has not deleted yet
   };
+
+  // S_inval on the layout now; records the job. REQUIRES: mu_ held.
+  void ScoreLocked(Job* j) {
+    FsView after;
+    if (layout_(&after).ok()) j->record.s_inval = InvalidScore(j->inputs, j->layout, j->before, after);
+    metrics_.AddJob(j->record);
+  }
+
   const std::function<Status(FsView*)> layout_;
   std::mutex mu_;
-  std::map<int, Pending> pending_;  // GUARDED_BY(mu_); by RocksDB job id
+  std::map<int, Job> running_;  // GUARDED_BY(mu_); by RocksDB job id
+  std::vector<Job> awaiting_;   // GUARDED_BY(mu_); completed, inputs not all deleted
   CompactionMetrics metrics_;
 };
 

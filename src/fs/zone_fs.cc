@@ -205,7 +205,9 @@ std::string ZoneFs::Impl::SnapshotLocked() const {
   for (const auto& [name, f] : names_) {
     FileMeta m = f->meta;
     // Only what was journaled survives a crash; a snapshot must not promise
-    // more. Synced extents are never modified in place (AddExtentLocked).
+    // more. Writers never modify synced extents (AddExtentLocked); the
+    // cleaner replaces them only together with a journaled replace record
+    // and an updated synced_extents.
     m.extents.resize(f->synced_extents);
     m.size_bytes = f->synced_size;
     st.files[m.id] = std::move(m);

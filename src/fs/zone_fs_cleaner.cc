@@ -1,6 +1,7 @@
 // ZoneFs zone cleaning: a background thread asks the cleaning policy for
 // victims, copies their valid extents into the cleaner's own zone, swaps
-// the files' extent lists (one journaled replace record per file) and resets
+// the files' extent lists (one journaled replace record per file whose
+// journaled extents moved) and resets
 // the victims that no longer hold valid data.
 //
 // Extents of files open for writing move too, except a last extent the

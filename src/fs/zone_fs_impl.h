@@ -201,7 +201,7 @@ class ZoneFs::Impl {
   // Copies `len` bytes (block multiple) from device offset `src` into the
   // cleaner's zone(s), appending the new extents (exact total `exact`) to *out.
   // The copies count as valid bytes of their zone from the moment they are
-  // written, as pending copies until SettleCopies or Uncount.
+  // written, as pending copies until SettleCopy or Uncount.
   bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out);
   // The copy `p` now belongs to a file: no longer pending.
   // REQUIRES: mu_ held.

@@ -133,6 +133,7 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
   }
   e.wp_bytes = 0;
   e.valid_bytes = 0;
+  e.pending_copy_bytes = 0;
   std::fill(std::begin(e.valid_by_kind), std::end(e.valid_by_kind), 0);
   e.lifetime = Lifetime::kNotSet;
   progress_++;

@@ -373,6 +373,77 @@ TEST(EngineTest, CleanerMovesEarlierExtentsOfFilesOpenForWriting) {
 
 namespace zonekv {
 
+// The cleaner splits a journaled extent of a file open for writing across
+// two of its zones (the first has too little room left): the journaled
+// prefix grows by one extent, the writer's next commit keeps it, and both a
+// read-only mount (journal only) and a remount read everything back.
+TEST(EngineTest, CleanerSplitsAJournaledExtentOfAFileOpenForWriting) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.policy.zc = "greedy";
+  opts.policy.zc_trigger_free_pct = 101;  // always clean
+  opts.policy.reset = "lazy";             // keep partial zones: the layout below stays put
+  opts.zc_interval_ms = 10;
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  // Zone X: D (256 KiB), then 768 KiB of the open file W (synced).
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 256 << 10)).ok());
+  std::unique_ptr<rocksdb::FSWritableFile> w;
+  ASSERT_TRUE(rfs->NewWritableFile("/MANIFEST-000002", rocksdb::FileOptions(), &w, nullptr).ok());
+  std::string wdata = Pattern(2, 1 << 20);
+  ASSERT_TRUE(w->Append(wdata, IOOptions(), nullptr).ok());
+  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
+  // Zone Z: E1 (512 KiB) and E2 (512 KiB).
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000003.sst", Pattern(3, 512 << 10)).ok());
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000004.sst", Pattern(4, 512 << 10)).ok());
+  std::map<std::string, std::map<uint32_t, uint64_t>> where;
+  for (const auto& f : fs->View().files) where[f.name] = f.bytes_per_zone;
+  const uint32_t x = where["/000001.sst"].begin()->first;
+  ASSERT_EQ(where["/MANIFEST-000002"][x], 768u << 10) << "W should start in D's zone";
+  // Greedy cleans Z (512 KiB valid) first: E2 fills half of the cleaner's
+  // zone; then X (768 KiB, all W's): 512 KiB fit, 256 KiB go to a new zone.
+  ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
+  ASSERT_TRUE(rfs->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
+  bool moved = false;
+  for (int i = 0; i < 500 && !moved; i++) {
+    for (const auto& f : fs->View().files) {
+      if (f.name == "/MANIFEST-000002") moved = f.bytes_per_zone.count(x) == 0;
+    }
+    if (!moved) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(moved) << "W's extent was not moved out of zone " << x;
+  size_t w_extents = 0;
+  for (const auto& f : fs->Files()) {
+    if (f.file.name == "/MANIFEST-000002") w_extents = f.extents.size();
+  }
+  EXPECT_GE(w_extents, 3u) << "the moved extent should be split in two (plus W's extent in its own zone)";
+  auto read_only_check = [&](const std::string& want) {
+    ZoneFsOptions ro = opts;
+    ro.read_only = true;
+    std::shared_ptr<ZoneFs> snap;
+    ASSERT_TRUE(ZoneFs::Mount(dev, ro, &snap).ok());
+    EXPECT_EQ(ReadFile(snap->file_system().get(), "/MANIFEST-000002"), want);
+    EXPECT_EQ(FsckText(*snap), "");
+  };
+  read_only_check(wdata);
+  std::string more = Pattern(5, 100 << 10);
+  ASSERT_TRUE(w->Append(more, IOOptions(), nullptr).ok());
+  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
+  read_only_check(wdata + more);
+  ASSERT_TRUE(w->Close(IOOptions(), nullptr).ok());
+  EXPECT_EQ(ReadFile(rfs.get(), "/000004.sst"), Pattern(4, 512 << 10));
+  EXPECT_EQ(FsckText(*fs), "");
+  rfs.reset();
+  fs.reset();
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  EXPECT_EQ(ReadFile(fs->file_system().get(), "/MANIFEST-000002"), wdata + more);
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
+}  // namespace zonekv
+
+namespace zonekv {
+
 // Forwards to a device; runs `on_write` before each write to zone
 // `first_hooked_zone` or above made on a thread other than the one that
 // created it (the cleaner's data copies, here: its journal writes go to the

@@ -4,7 +4,9 @@
 // GC empties such zones without zone cleaning; what keeps one alive for a
 // while is a blob file RocksDB has not yet relocated (RocksDB 7.8 relocates
 // blobs only while compacting the SSTs that reference them). Below the floor
-// the wrapped policy sees every zone again, so cleaning still makes room.
+// the wrapped policy sees every zone again, so cleaning still makes room;
+// so does the engine's emergency pass (ZoneFsOptions::emergency_zc) when a
+// writer starves and the policy picks nothing.
 #include <string>
 
 #include "policies.h"
