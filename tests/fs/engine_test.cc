@@ -302,144 +302,124 @@ TEST(EngineTest, ThreadJobHintLabelsSstsCreatedOnThatThread) {
 }  // namespace zonekv
 
 namespace zonekv {
+namespace {
 
-// A file open for writing (MANIFEST, info LOG, WAL) does not pin the full
-// zones it wrote earlier: the cleaner moves those extents and the writer
-// goes on appending. (Pinned zones once held 30-70 MiB of garbage that no
-// cleaning could reach, and writers failed with NoSpace.) What was synced
-// stays durable at its new place: a second, read-only mount of the device,
-// which sees only the journal, reads it back.
-TEST(EngineTest, CleanerMovesEarlierExtentsOfFilesOpenForWriting) {
-  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
-  ZoneFsOptions opts;
-  opts.policy.zc = "greedy";
-  opts.policy.zc_trigger_free_pct = 101;  // always clean
-  opts.policy.reset = "lazy";             // keep partial zones: the layout below stays put
-  opts.zc_interval_ms = 10;
-  auto fs = FormatAndMount(dev, opts);
-  auto rfs = fs->file_system();
-  // Zone X: D (768 KiB), then the first 256 KiB of the open file W.
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 768 << 10)).ok());
-  std::unique_ptr<rocksdb::FSWritableFile> w;
-  ASSERT_TRUE(rfs->NewWritableFile("/MANIFEST-000002", rocksdb::FileOptions(), &w, nullptr).ok());
-  std::string wdata = Pattern(2, 512 << 10);
-  ASSERT_TRUE(w->Append(wdata, IOOptions(), nullptr).ok());
-  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
-  // Zone Z: E1 (256 KiB) and E2 (768 KiB).
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000003.sst", Pattern(3, 256 << 10)).ok());
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000004.sst", Pattern(4, 768 << 10)).ok());
-  std::map<std::string, std::map<uint32_t, uint64_t>> where;
-  for (const auto& f : fs->View().files) where[f.name] = f.bytes_per_zone;
-  ASSERT_EQ(where["/000001.sst"].size(), 1u);
-  const uint32_t x = where["/000001.sst"].begin()->first;
-  ASSERT_EQ(where["/MANIFEST-000002"].count(x), 1u) << "W should start in D's zone";
-  // X: 256 KiB valid, all of it W's (synced, not its last extent). Greedy picks X first.
-  ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
-  ASSERT_TRUE(rfs->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
-  bool moved = false;
-  for (int i = 0; i < 500 && !moved; i++) {
-    for (const auto& f : fs->View().files) {
-      if (f.name == "/MANIFEST-000002") moved = f.bytes_per_zone.count(x) == 0;
-    }
-    if (!moved) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+// Files open for writing (MANIFEST, info LOG, WAL) do not pin the full zones
+// they wrote earlier: the cleaner moves those extents and the writer goes on
+// appending. (Pinned zones once held 30-70 MiB of garbage that no cleaning
+// could reach, and writers failed with NoSpace.) The fixture lays out, on
+// 1 MiB zones:
+//   zone X: D (d bytes), then the first 1 MiB - d bytes of W, the open
+//           MANIFEST, which wrote w bytes and synced them;
+//   zone Z: E1 (e1 bytes), E2 (1 MiB - e1 bytes);
+// then deletes D and E1, so that greedy cleaning takes both zones.
+class OpenWriterCleaningTest : public ::testing::Test {
+ protected:
+  static constexpr const char* kW = "/MANIFEST-000002";
+
+  void Lay(size_t d, size_t w, size_t e1) {
+    dev_ = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
+    opts_.policy.zc = "greedy";
+    opts_.policy.zc_trigger_free_pct = 101;  // always clean
+    opts_.policy.reset = "lazy";             // keep partial zones: the layout stays put
+    opts_.zc_interval_ms = 10;
+    fs_ = FormatAndMount(dev_, opts_);
+    rfs_ = fs_->file_system();
+    ASSERT_TRUE(WriteFile(rfs_.get(), "/000001.sst", Pattern(1, d)).ok());
+    ASSERT_TRUE(rfs_->NewWritableFile(kW, FileOptions(), &w_, nullptr).ok());
+    wdata_ = Pattern(2, w);
+    ASSERT_TRUE(w_->Append(wdata_, IOOptions(), nullptr).ok());
+    ASSERT_TRUE(w_->Sync(IOOptions(), nullptr).ok());
+    ASSERT_TRUE(WriteFile(rfs_.get(), "/000003.sst", Pattern(3, e1)).ok());
+    ASSERT_TRUE(WriteFile(rfs_.get(), "/000004.sst", Pattern(4, (1 << 20) - e1)).ok());
+    std::map<std::string, std::map<uint32_t, uint64_t>> where;
+    for (const auto& f : fs_->View().files) where[f.name] = f.bytes_per_zone;
+    ASSERT_EQ(where["/000001.sst"].size(), 1u);
+    x_ = where["/000001.sst"].begin()->first;
+    ASSERT_EQ(where[kW][x_], (1u << 20) - d) << "W should start in D's zone";
+    ASSERT_TRUE(rfs_->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
+    ASSERT_TRUE(rfs_->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
   }
-  ASSERT_TRUE(moved) << "W's extent was not moved out of zone " << x;
-  EXPECT_GE(fs->Metrics().Find("resets_zc")->number(), 1);
-  {
-    // What a crash now would leave: the journal names W's synced bytes at their new place.
-    ZoneFsOptions ro = opts;
+
+  // Waits (bounded) until the cleaner has moved W out of zone X.
+  bool MovedOutOfX() {
+    for (int i = 0; i < 500; i++) {
+      for (const auto& f : fs_->View().files) {
+        if (f.name == kW && f.bytes_per_zone.count(x_) == 0) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  // What a crash now would leave: a read-only mount, which sees only the
+  // journal, reads W as `want`.
+  void ExpectJournaled(const std::string& want) {
+    ZoneFsOptions ro = opts_;
     ro.read_only = true;
     std::shared_ptr<ZoneFs> snap;
-    ASSERT_TRUE(ZoneFs::Mount(dev, ro, &snap).ok());
-    EXPECT_EQ(ReadFile(snap->file_system().get(), "/MANIFEST-000002"), wdata);
+    ASSERT_TRUE(ZoneFs::Mount(dev_, ro, &snap).ok());
+    EXPECT_EQ(ReadFile(snap->file_system().get(), kW), want);
     EXPECT_EQ(FsckText(*snap), "");
   }
-  // The writer goes on.
-  std::string more = Pattern(5, 300 << 10);
-  ASSERT_TRUE(w->Append(more, IOOptions(), nullptr).ok());
-  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
-  ASSERT_TRUE(w->Close(IOOptions(), nullptr).ok());
-  EXPECT_EQ(ReadFile(rfs.get(), "/MANIFEST-000002"), wdata + more);
-  EXPECT_EQ(ReadFile(rfs.get(), "/000004.sst"), Pattern(4, 768 << 10));
-  EXPECT_EQ(FsckText(*fs), "");
-  rfs.reset();
-  fs.reset();
-  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
-  EXPECT_EQ(ReadFile(fs->file_system().get(), "/MANIFEST-000002"), wdata + more);
-  EXPECT_EQ(FsckText(*fs), "");
-}
 
-}  // namespace zonekv
+  // The writer appends, syncs and closes; everything reads back, before and
+  // after a remount.
+  void FinishAndRemount() {
+    std::string more = Pattern(5, 300 << 10);
+    ASSERT_TRUE(w_->Append(more, IOOptions(), nullptr).ok());
+    ASSERT_TRUE(w_->Sync(IOOptions(), nullptr).ok());
+    ExpectJournaled(wdata_ + more);
+    ASSERT_TRUE(w_->Close(IOOptions(), nullptr).ok());
+    EXPECT_EQ(ReadFile(rfs_.get(), kW), wdata_ + more);
+    EXPECT_EQ(FsckText(*fs_), "");
+    rfs_.reset();
+    fs_.reset();
+    ASSERT_TRUE(ZoneFs::Mount(dev_, opts_, &fs_).ok());
+    EXPECT_EQ(ReadFile(fs_->file_system().get(), kW), wdata_ + more);
+    EXPECT_EQ(FsckText(*fs_), "");
+  }
 
-namespace zonekv {
-
-// The cleaner splits a journaled extent of a file open for writing across
-// two of its zones (the first has too little room left): the journaled
-// prefix grows by one extent, the writer's next commit keeps it, and both a
-// read-only mount (journal only) and a remount read everything back.
-TEST(EngineTest, CleanerSplitsAJournaledExtentOfAFileOpenForWriting) {
-  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
-  ZoneFsOptions opts;
-  opts.policy.zc = "greedy";
-  opts.policy.zc_trigger_free_pct = 101;  // always clean
-  opts.policy.reset = "lazy";             // keep partial zones: the layout below stays put
-  opts.zc_interval_ms = 10;
-  auto fs = FormatAndMount(dev, opts);
-  auto rfs = fs->file_system();
-  // Zone X: D (256 KiB), then 768 KiB of the open file W (synced).
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 256 << 10)).ok());
-  std::unique_ptr<rocksdb::FSWritableFile> w;
-  ASSERT_TRUE(rfs->NewWritableFile("/MANIFEST-000002", rocksdb::FileOptions(), &w, nullptr).ok());
-  std::string wdata = Pattern(2, 1 << 20);
-  ASSERT_TRUE(w->Append(wdata, IOOptions(), nullptr).ok());
-  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
-  // Zone Z: E1 (512 KiB) and E2 (512 KiB).
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000003.sst", Pattern(3, 512 << 10)).ok());
-  ASSERT_TRUE(WriteFile(rfs.get(), "/000004.sst", Pattern(4, 512 << 10)).ok());
-  std::map<std::string, std::map<uint32_t, uint64_t>> where;
-  for (const auto& f : fs->View().files) where[f.name] = f.bytes_per_zone;
-  const uint32_t x = where["/000001.sst"].begin()->first;
-  ASSERT_EQ(where["/MANIFEST-000002"][x], 768u << 10) << "W should start in D's zone";
-  // Greedy cleans Z (512 KiB valid) first: E2 fills half of the cleaner's
-  // zone; then X (768 KiB, all W's): 512 KiB fit, 256 KiB go to a new zone.
-  ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
-  ASSERT_TRUE(rfs->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
-  bool moved = false;
-  for (int i = 0; i < 500 && !moved; i++) {
-    for (const auto& f : fs->View().files) {
-      if (f.name == "/MANIFEST-000002") moved = f.bytes_per_zone.count(x) == 0;
+  size_t ExtentsOfW() {
+    for (const auto& f : fs_->Files()) {
+      if (f.file.name == kW) return f.extents.size();
     }
-    if (!moved) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return 0;
   }
-  ASSERT_TRUE(moved) << "W's extent was not moved out of zone " << x;
-  size_t w_extents = 0;
-  for (const auto& f : fs->Files()) {
-    if (f.file.name == "/MANIFEST-000002") w_extents = f.extents.size();
-  }
-  EXPECT_GE(w_extents, 3u) << "the moved extent should be split in two (plus W's extent in its own zone)";
-  auto read_only_check = [&](const std::string& want) {
-    ZoneFsOptions ro = opts;
-    ro.read_only = true;
-    std::shared_ptr<ZoneFs> snap;
-    ASSERT_TRUE(ZoneFs::Mount(dev, ro, &snap).ok());
-    EXPECT_EQ(ReadFile(snap->file_system().get(), "/MANIFEST-000002"), want);
-    EXPECT_EQ(FsckText(*snap), "");
-  };
-  read_only_check(wdata);
-  std::string more = Pattern(5, 100 << 10);
-  ASSERT_TRUE(w->Append(more, IOOptions(), nullptr).ok());
-  ASSERT_TRUE(w->Sync(IOOptions(), nullptr).ok());
-  read_only_check(wdata + more);
-  ASSERT_TRUE(w->Close(IOOptions(), nullptr).ok());
-  EXPECT_EQ(ReadFile(rfs.get(), "/000004.sst"), Pattern(4, 512 << 10));
-  EXPECT_EQ(FsckText(*fs), "");
-  rfs.reset();
-  fs.reset();
-  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
-  EXPECT_EQ(ReadFile(fs->file_system().get(), "/MANIFEST-000002"), wdata + more);
-  EXPECT_EQ(FsckText(*fs), "");
+
+  std::shared_ptr<ZonedDevice> dev_;
+  ZoneFsOptions opts_;
+  std::shared_ptr<ZoneFs> fs_;
+  std::shared_ptr<rocksdb::FileSystem> rfs_;
+  std::unique_ptr<rocksdb::FSWritableFile> w_;
+  std::string wdata_;
+  uint32_t x_ = 0;
+};
+
+// X holds 256 KiB of W (synced, not its last extent) and is greedy's first
+// pick; the extent moves whole.
+TEST_F(OpenWriterCleaningTest, MovesEarlierExtentsOfFilesOpenForWriting) {
+  Lay(768 << 10, 512 << 10, 256 << 10);
+  ASSERT_TRUE(MovedOutOfX());
+  EXPECT_GE(fs_->Metrics().Find("resets_zc")->number(), 1);
+  ExpectJournaled(wdata_);
+  FinishAndRemount();
 }
 
+// Greedy cleans Z (512 KiB valid) first, which fills half of the cleaner's
+// zone; then X (768 KiB, all W's): 512 KiB fit, 256 KiB go to a new zone.
+// The journaled prefix grows by one extent and the writer's next commit
+// keeps it.
+TEST_F(OpenWriterCleaningTest, SplitsAJournaledExtentOfAFileOpenForWriting) {
+  Lay(256 << 10, 1 << 20, 512 << 10);
+  ASSERT_TRUE(MovedOutOfX());
+  EXPECT_GE(ExtentsOfW(), 3u) << "the moved extent should be split in two (plus W's extent in its own zone)";
+  ExpectJournaled(wdata_);
+  EXPECT_EQ(ReadFile(rfs_.get(), "/000004.sst"), Pattern(4, 512 << 10));
+  FinishAndRemount();
+}
+
+}  // namespace
 }  // namespace zonekv
 
 namespace zonekv {
