@@ -8,8 +8,9 @@
 //
 // It is an EventListener: add it to Options::listeners before DB::Open, then
 // call Attach(db) after. Blob file creation and deletion, flushes and
-// compactions wake a background thread that recomputes the cutoff and calls
-// DB::SetOptions only when the value changes. Detach() (or destruction)
+// compactions wake a background thread that recomputes the cutoff (at most
+// once per 20 ms: events come in bursts) and calls DB::SetOptions only when
+// RocksDB's selection, floor(cutoff * N), would differ from Z_Cutoff's. Detach() (or destruction)
 // stops the thread; call it before closing the DB.
 #pragma once
 

@@ -102,12 +102,24 @@ TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
   std::vector<uint64_t> blobs = BlobNumbers();
   SetFullZoneYbiz(blobs[0]);
   controller_->Attach(db_.get());
-  // A new blob file changes N from 4 to 5: the cutoff must follow, driven
-  // by the listener alone. Wait (bounded) for the background thread.
+  // Attach computes 1 eligible of N = 4: 1.5 / 4.
+  for (int i = 0; i < 500 && Cutoff() != 1.5 / 4; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_DOUBLE_EQ(Cutoff(), 1.5 / 4);
+  // N = 5: floor(0.375 * 5) = 1 still selects the one eligible file, so the
+  // option is left alone (SetOptions is costly). N = 6: floor(2.25) = 2
+  // would relocate a file that is not in a full zone; the cutoff must
+  // follow, driven by the listener alone. Wait (bounded) for the thread.
   FlushBlobFile(100);
-  double want = 1.5 / 5;
+  FlushBlobFile(101);
+  double want = 1.5 / 6;
   for (int i = 0; i < 500 && Cutoff() != want; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_DOUBLE_EQ(Cutoff(), want);
+  EXPECT_EQ(static_cast<size_t>(Cutoff() * 6), 1u);
+  // Two SetOptions calls in all (counted just after each returns).
+  for (int i = 0; i < 500 && controller_->Metrics().Find("changes")->number() < 2; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(controller_->Metrics().Find("changes")->number(), 2);
 }
 
 }  // namespace zonekv
