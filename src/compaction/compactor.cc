@@ -14,6 +14,7 @@
 
 #include "compaction_metrics.h"
 #include "compactor_listener.h"
+#include "inval_scorer.h"
 #include "zonekv/compactor.h"
 
 namespace zonekv {
@@ -83,6 +84,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   }
 
   void CountSubcompaction() override { metrics_.AddSubcompaction(); }
+  void FileDeleted(const std::string& path) override { scorer_.FileDeleted(path); }
 
   Status WaitUntilIdle(uint64_t timeout_ms) override {
     std::unique_lock<std::mutex> l(mu_);
@@ -111,6 +113,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   }
 
   Json Metrics() const override {
+    scorer_.Flush();
     Json j = metrics_.ToJson();
     Json out = Json::Object();
     out.Set("picker", picker_->name())
@@ -263,11 +266,12 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     r.trivial_move = p.trivial_move;
     r.picked_by = p.picked_by;
     if (job->have_layout) {
+      // S_inval once RocksDB has deleted the inputs (inval_scorer.h).
       r.s_same = job->s_same;
-      FsView after;
-      if (opts_.layout(&after).ok()) r.s_inval = InvalidScore(hint.input_files, job->layout, job->before, after);
+      scorer_.Add(r, hint.input_files, std::move(job->before), std::move(job->layout));
+    } else {
+      metrics_.AddJob(r);
     }
-    metrics_.AddJob(r);
     return true;
   }
 
@@ -283,6 +287,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   const std::unique_ptr<CompactionPicker> picker_;
   const std::shared_ptr<ListenerSlot> slot_;
   CompactionMetrics metrics_;
+  mutable InvalScorer scorer_{opts_.layout, &metrics_};  // after metrics_
   std::vector<std::thread> threads_;  // written only by Launch, before any thread runs
 
   std::mutex mu_;

@@ -22,6 +22,11 @@ void Compactor::ListenerSlot::OnCompactionCompleted(rocksdb::DB*, const rocksdb:
   if (target_ != nullptr) target_->Wake();
 }
 
+void Compactor::ListenerSlot::OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (target_ != nullptr) target_->FileDeleted(info.file_path);
+}
+
 void Compactor::ListenerSlot::OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo&) {
   std::lock_guard<std::mutex> l(mu_);
   if (target_ != nullptr) target_->CountSubcompaction();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mutex>
+#include <string>
 
 #include <rocksdb/listener.h>
 
@@ -18,6 +19,7 @@ class CompactorEvents {
   virtual ~CompactorEvents() = default;
   virtual void Wake() = 0;                 // the LSM changed: pick again
   virtual void CountSubcompaction() = 0;
+  virtual void FileDeleted(const std::string& path) = 0;  // an SST or other table file
 };
 
 class Compactor::ListenerSlot : public rocksdb::EventListener {
@@ -29,6 +31,7 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
   void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;
   void OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
   void OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) override;
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
 
  private:
   std::mutex mu_;

@@ -1,13 +1,8 @@
 // NativeCompactionObserver: the compactor's per-job metrics for compactions
 // RocksDB picks and runs itself (the native baseline), from its
-// EventListener callbacks and the file system's zone layout.
-//
-// A job is recorded in two steps. OnCompactionBegin takes the layout (S_same
-// of the inputs). RocksDB calls OnCompactionCompleted before it deletes the
-// input files, so S_inval, which looks at the garbage the job left, is
-// measured once every input was deleted (OnTableFileDeleted), as the
-// external compactor measures it after CompactFiles has purged its inputs.
-// Jobs still waiting when Metrics() is called are scored on the layout then.
+// EventListener callbacks and the file system's zone layout. OnCompactionBegin
+// takes the layout (S_same of the inputs); S_inval waits until RocksDB has
+// deleted the inputs, as for the external compactor (inval_scorer.h).
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -16,30 +11,14 @@
 #include <rocksdb/listener.h>
 
 #include "compaction_metrics.h"
+#include "inval_scorer.h"
 #include "zonekv/compactor.h"
 
 namespace zonekv {
 
-namespace {
-
-// "/db/000123.sst" -> 123; 0 if the name is not an SST file's.
-uint64_t SstNumber(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.size() < 5 || name.compare(name.size() - 4, 4, ".sst") != 0) return 0;
-  uint64_t n = 0;
-  for (size_t i = 0; i + 4 < name.size(); i++) {
-    if (name[i] < '0' || name[i] > '9') return 0;
-    n = n * 10 + static_cast<uint64_t>(name[i] - '0');
-  }
-  return n;
-}
-
-}  // namespace
-
 class NativeCompactionObserver::Listener : public rocksdb::EventListener {
  public:
-  explicit Listener(std::function<Status(FsView*)> layout) : layout_(std::move(layout)) {}
+  explicit Listener(std::function<Status(FsView*)> layout) : layout_(layout), scorer_(std::move(layout), &metrics_) {}
 
   const char* Name() const override { return "zonekv.NativeCompactionObserver"; }
 
@@ -56,16 +35,19 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
   }
 
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& ci) override {
-    std::lock_guard<std::mutex> l(mu_);
-    auto it = running_.find(ci.job_id);
-    if (it == running_.end()) return;
-    Job j = std::move(it->second);
-    running_.erase(it);
+    Job j;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = running_.find(ci.job_id);
+      if (it == running_.end()) return;
+      j = std::move(it->second);
+      running_.erase(it);
+    }
     if (!ci.status.ok()) {
       metrics_.AddFailed();
       return;
     }
-    JobRecord& r = j.record;
+    JobRecord r;
     r.job_id = static_cast<uint64_t>(ci.job_id);
     r.input_level = ci.base_input_level;
     r.output_level = ci.output_level;
@@ -97,31 +79,15 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
     std::vector<const SstFileView*> ptrs;
     for (const auto& f : files) ptrs.push_back(&f);
     r.s_same = SameZoneScore(ptrs, j.layout);
-    j.undeleted = std::move(inputs);
-    awaiting_.push_back(std::move(j));
+    scorer_.Add(r, std::move(j.inputs), std::move(j.before), std::move(j.layout));
   }
 
-  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override {
-    uint64_t number = SstNumber(info.file_path);
-    if (number == 0) return;
-    std::lock_guard<std::mutex> l(mu_);
-    for (size_t i = 0; i < awaiting_.size();) {
-      awaiting_[i].undeleted.erase(number);
-      if (awaiting_[i].undeleted.empty()) {
-        ScoreLocked(&awaiting_[i]);
-        awaiting_.erase(awaiting_.begin() + static_cast<long>(i));
-      } else {
-        i++;
-      }
-    }
-  }
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override { scorer_.FileDeleted(info.file_path); }
 
   void OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo&) override { metrics_.AddSubcompaction(); }
 
   Json Metrics() {
-    std::lock_guard<std::mutex> l(mu_);
-    for (auto& j : awaiting_) ScoreLocked(&j);
-    awaiting_.clear();
+    scorer_.Flush();
     return metrics_.ToJson();
   }
 
@@ -132,22 +98,13 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
     FsView before;
     ZoneLayout layout;
     bool have_layout = false;
-    JobRecord record;
-    std::set<uint64_t> undeleted;  // inputs RocksDB has not deleted yet
   };
 
-  // S_inval on the layout now; records the job. REQUIRES: mu_ held.
-  void ScoreLocked(Job* j) {
-    FsView after;
-    if (layout_(&after).ok()) j->record.s_inval = InvalidScore(j->inputs, j->layout, j->before, after);
-    metrics_.AddJob(j->record);
-  }
-
   const std::function<Status(FsView*)> layout_;
+  CompactionMetrics metrics_;
+  InvalScorer scorer_;  // after metrics_
   std::mutex mu_;
   std::map<int, Job> running_;  // GUARDED_BY(mu_); by RocksDB job id
-  std::vector<Job> awaiting_;   // GUARDED_BY(mu_); completed, inputs not all deleted
-  CompactionMetrics metrics_;
 };
 
 NativeCompactionObserver::NativeCompactionObserver(std::function<Status(FsView*)> layout)

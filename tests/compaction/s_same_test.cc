@@ -2,6 +2,8 @@
 // (Figures 2 and 3: zones of size 4, SSTables of size 1).
 #include <gtest/gtest.h>
 
+#include "inval_scorer.h"
+
 #include "lsm_builder.h"
 #include "zonekv/compactor.h"
 
@@ -100,6 +102,38 @@ TEST(InvalidScore, ZoneResetSinceCountsAsFullyInvalid) {
   after.zones[1].reset_count = 1;                                // reset and rewritten
   EXPECT_DOUBLE_EQ(InvalidScore({10, 11}, layout, before, after), 1.0);
   EXPECT_EQ(InvalidScore({99}, layout, before, after), 0);
+}
+
+// S_inval is taken when the last input is deleted, on the view then; jobs
+// still waiting are scored by Flush on the current view.
+TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst);
+  Place(&layout, 11, 1, kSst);
+  FsView before = FullZones(4);
+  FsView now = before;  // what the layout source returns
+  CompactionMetrics metrics;
+  InvalScorer scorer([&](FsView* out) { *out = now; return Status::OK(); }, &metrics);
+  JobRecord r;
+  r.s_same = 0.5;
+  scorer.Add(r, {10, 11}, before, layout);
+  auto s_inval = [&] { return *metrics.ToJson().Find("s_inval_mean"); };
+  EXPECT_EQ(s_inval().type(), Json::Type::kNull) << "not scored before its inputs are deleted";
+  now.zones[0].valid_bytes -= kSst;
+  scorer.FileDeleted("/db/000010.sst");
+  scorer.FileDeleted("/db/000011.blob");  // not an SST: ignored
+  EXPECT_EQ(s_inval().type(), Json::Type::kNull);
+  now.zones[1].valid_bytes -= kSst;
+  scorer.FileDeleted("/db/000011.sst");
+  ASSERT_EQ(s_inval().type(), Json::Type::kNumber);
+  EXPECT_DOUBLE_EQ(s_inval().number(), 0.25);  // both zones a quarter invalid
+  // A job whose input stays referenced is scored by Flush.
+  scorer.Add(r, {12}, before, layout);
+  scorer.Flush();
+  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 2);
+  EXPECT_EQ(InvalScorer::SstNumber("/db/000123.sst"), 123u);
+  EXPECT_EQ(InvalScorer::SstNumber("000123.sst.trash"), 0u);
+  EXPECT_EQ(InvalScorer::SstNumber("/db/LOG"), 0u);
 }
 
 TEST(ZoneLayout, TakesOnlyNumberedSstFilesFromTheFsView) {

@@ -1,0 +1,58 @@
+// S_inval measured when it means something: once RocksDB has deleted every
+// input file of a job. RocksDB deletes a compaction's inputs only when no
+// Version references them any more, which with concurrent jobs is often
+// after the job returns (and for native compactions always after
+// OnCompactionCompleted); measured earlier, the inputs still count as valid
+// and S_inval comes out low. Shared by the external compactor and the
+// observer of native compactions, so both report the same quantity.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compaction_metrics.h"
+#include "zonekv/compactor.h"
+
+namespace zonekv {
+
+class InvalScorer {
+ public:
+  // layout: the file system's view source; metrics: where finished jobs go.
+  // Both must outlive the scorer.
+  InvalScorer(std::function<Status(FsView*)> layout, CompactionMetrics* metrics)
+      : layout_(std::move(layout)), metrics_(metrics) {}
+
+  // A finished job whose S_inval waits for its inputs' deletion.
+  // `before`/`before_layout`: the view when the job was picked or began.
+  void Add(const JobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout);
+  // RocksDB deleted an SST file ("/db/000123.sst").
+  void FileDeleted(const std::string& path);
+  // Scores the jobs still waiting on the current layout (their remaining
+  // inputs are still referenced), so that metrics are complete.
+  void Flush();
+
+  // 123 for ".../000123.sst"; 0 for other names.
+  static uint64_t SstNumber(const std::string& path);
+
+ private:
+  struct Waiting {
+    JobRecord record;
+    std::vector<uint64_t> inputs;
+    std::set<uint64_t> undeleted;
+    FsView before;
+    ZoneLayout layout;
+  };
+  // REQUIRES: mu_ held.
+  void ScoreLocked(Waiting* w);
+
+  const std::function<Status(FsView*)> layout_;
+  CompactionMetrics* const metrics_;
+  std::mutex mu_;
+  std::vector<Waiting> waiting_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace zonekv
