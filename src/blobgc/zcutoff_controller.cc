@@ -22,6 +22,7 @@ void ZCutoffController::Attach(rocksdb::DB* db) {
   std::lock_guard<std::mutex> l(mu_);
   if (db_ != nullptr) return;
   db_ = db;
+  cutoff_ = -1;  // a reopened DB starts from its own options
   stop_ = false;
   pending_ = true;
   thread_ = std::thread(&ZCutoffController::Loop, this);
@@ -110,6 +111,8 @@ rocksdb::Status ZCutoffController::UpdateNow() {
   if (changed && s.ok()) {
     changes_++;
     cutoff_ = value;
+  } else if (changed) {
+    cutoff_ = -1;  // RocksDB may hold the new value without its OPTIONS file: set it again next time
   }
   return s;
 }

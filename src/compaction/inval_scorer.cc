@@ -1,5 +1,7 @@
 #include "inval_scorer.h"
 
+#include <iterator>
+
 namespace zonekv {
 
 uint64_t InvalScorer::SstNumber(const std::string& path) {
@@ -21,7 +23,26 @@ void InvalScorer::Add(const JobRecord& record, std::vector<uint64_t> inputs, FsV
   w.inputs = std::move(inputs);
   w.before = std::move(before);
   w.layout = std::move(before_layout);
+  // Inputs may be gone already (CompactFiles purges before it returns, and
+  // another thread's purge may have run): those deletions were reported
+  // before this job was known. The view is taken under mu_, so a deletion
+  // either shows in it or reaches FileDeleted after the job is queued (the
+  // file system drops a file before RocksDB reports its deletion).
   std::lock_guard<std::mutex> l(mu_);
+  FsView now;
+  if (layout_ && layout_(&now).ok()) {
+    std::set<uint64_t> present;
+    for (const auto& f : now.files) {
+      if (f.hints.kind == FileKind::kSst) present.insert(f.hints.number);
+    }
+    for (auto it = w.undeleted.begin(); it != w.undeleted.end();) {
+      it = present.count(*it) > 0 ? std::next(it) : w.undeleted.erase(it);
+    }
+    if (w.undeleted.empty()) {
+      ScoreLocked(&w, now);
+      return;
+    }
+  }
   waiting_.push_back(std::move(w));
 }
 
@@ -32,7 +53,7 @@ void InvalScorer::FileDeleted(const std::string& path) {
   for (size_t i = 0; i < waiting_.size();) {
     waiting_[i].undeleted.erase(number);
     if (waiting_[i].undeleted.empty()) {
-      ScoreLocked(&waiting_[i]);
+      ScoreLocked(&waiting_[i], std::nullopt);
       waiting_.erase(waiting_.begin() + static_cast<long>(i));
     } else {
       i++;
@@ -42,13 +63,17 @@ void InvalScorer::FileDeleted(const std::string& path) {
 
 void InvalScorer::Flush() {
   std::lock_guard<std::mutex> l(mu_);
-  for (auto& w : waiting_) ScoreLocked(&w);
+  for (auto& w : waiting_) ScoreLocked(&w, std::nullopt);
   waiting_.clear();
 }
 
-void InvalScorer::ScoreLocked(Waiting* w) {
-  FsView after;
-  if (layout_ && layout_(&after).ok()) w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, after);
+void InvalScorer::ScoreLocked(Waiting* w, const std::optional<FsView>& view) {
+  if (view) {
+    w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, *view);
+  } else {
+    FsView after;
+    if (layout_ && layout_(&after).ok()) w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, after);
+  }
   metrics_->AddJob(w->record);
 }
 

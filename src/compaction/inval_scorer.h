@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ class InvalScorer {
   InvalScorer(std::function<Status(FsView*)> layout, CompactionMetrics* metrics)
       : layout_(std::move(layout)), metrics_(metrics) {}
 
-  // A finished job whose S_inval waits for its inputs' deletion.
+  // A finished job whose S_inval waits for its inputs' deletion (scored at
+  // once if they are all gone already).
   // `before`/`before_layout`: the view when the job was picked or began.
   void Add(const JobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout);
   // RocksDB deleted an SST file ("/db/000123.sst").
@@ -46,8 +48,8 @@ class InvalScorer {
     FsView before;
     ZoneLayout layout;
   };
-  // REQUIRES: mu_ held.
-  void ScoreLocked(Waiting* w);
+  // Scores on `view`, or on a fresh view if none. REQUIRES: mu_ held.
+  void ScoreLocked(Waiting* w, const std::optional<FsView>& view);
 
   const std::function<Status(FsView*)> layout_;
   CompactionMetrics* const metrics_;

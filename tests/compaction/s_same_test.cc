@@ -104,14 +104,25 @@ TEST(InvalidScore, ZoneResetSinceCountsAsFullyInvalid) {
   EXPECT_EQ(InvalidScore({99}, layout, before, after), 0);
 }
 
-// S_inval is taken when the last input is deleted, on the view then; jobs
-// still waiting are scored by Flush on the current view.
+// S_inval is taken when the last input is deleted, on the view then; a job
+// whose inputs are gone already (CompactFiles purges before it returns) is
+// scored at once; jobs still waiting are scored by Flush.
 TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
   ZoneLayout layout;
   Place(&layout, 10, 0, kSst);
   Place(&layout, 11, 1, kSst);
   FsView before = FullZones(4);
+  for (uint64_t n : {10, 11, 12}) {
+    FileView f;
+    f.hints.kind = FileKind::kSst;
+    f.hints.number = n;
+    before.files.push_back(f);
+  }
   FsView now = before;  // what the layout source returns
+  auto drop = [&](uint64_t n, uint32_t zone) {
+    std::erase_if(now.files, [n](const FileView& f) { return f.hints.number == n; });
+    now.zones[zone].valid_bytes -= kSst;
+  };
   CompactionMetrics metrics;
   InvalScorer scorer([&](FsView* out) { *out = now; return Status::OK(); }, &metrics);
   JobRecord r;
@@ -119,18 +130,22 @@ TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
   scorer.Add(r, {10, 11}, before, layout);
   auto s_inval = [&] { return *metrics.ToJson().Find("s_inval_mean"); };
   EXPECT_EQ(s_inval().type(), Json::Type::kNull) << "not scored before its inputs are deleted";
-  now.zones[0].valid_bytes -= kSst;
+  drop(10, 0);
   scorer.FileDeleted("/db/000010.sst");
   scorer.FileDeleted("/db/000011.blob");  // not an SST: ignored
   EXPECT_EQ(s_inval().type(), Json::Type::kNull);
-  now.zones[1].valid_bytes -= kSst;
+  drop(11, 1);
   scorer.FileDeleted("/db/000011.sst");
   ASSERT_EQ(s_inval().type(), Json::Type::kNumber);
   EXPECT_DOUBLE_EQ(s_inval().number(), 0.25);  // both zones a quarter invalid
+  // Inputs deleted before the job was added: scored at once.
+  scorer.Add(r, {10, 11}, before, layout);
+  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 2);
   // A job whose input stays referenced is scored by Flush.
   scorer.Add(r, {12}, before, layout);
-  scorer.Flush();
   EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 2);
+  scorer.Flush();
+  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 3);
   EXPECT_EQ(InvalScorer::SstNumber("/db/000123.sst"), 123u);
   EXPECT_EQ(InvalScorer::SstNumber("000123.sst.trash"), 0u);
   EXPECT_EQ(InvalScorer::SstNumber("/db/LOG"), 0u);

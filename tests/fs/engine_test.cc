@@ -369,7 +369,7 @@ class OpenWriterCleaningTest : public ::testing::Test {
     std::string more = Pattern(5, 300 << 10);
     ASSERT_TRUE(w_->Append(more, IOOptions(), nullptr).ok());
     ASSERT_TRUE(w_->Sync(IOOptions(), nullptr).ok());
-    ExpectJournaled(wdata_ + more);
+    ASSERT_NO_FATAL_FAILURE(ExpectJournaled(wdata_ + more));
     ASSERT_TRUE(w_->Close(IOOptions(), nullptr).ok());
     EXPECT_EQ(ReadFile(rfs_.get(), kW), wdata_ + more);
     EXPECT_EQ(FsckText(*fs_), "");
@@ -399,10 +399,11 @@ class OpenWriterCleaningTest : public ::testing::Test {
 // X holds 256 KiB of W (synced, not its last extent) and is greedy's first
 // pick; the extent moves whole.
 TEST_F(OpenWriterCleaningTest, MovesEarlierExtentsOfFilesOpenForWriting) {
-  Lay(768 << 10, 512 << 10, 256 << 10);
+  ASSERT_NO_FATAL_FAILURE(Lay(768 << 10, 512 << 10, 256 << 10));
   ASSERT_TRUE(MovedOutOfX());
   EXPECT_GE(fs_->Metrics().Find("resets_zc")->number(), 1);
   ExpectJournaled(wdata_);
+  EXPECT_EQ(ReadFile(rfs_.get(), "/000004.sst"), Pattern(4, 768 << 10));
   FinishAndRemount();
 }
 
@@ -411,7 +412,7 @@ TEST_F(OpenWriterCleaningTest, MovesEarlierExtentsOfFilesOpenForWriting) {
 // The journaled prefix grows by one extent and the writer's next commit
 // keeps it.
 TEST_F(OpenWriterCleaningTest, SplitsAJournaledExtentOfAFileOpenForWriting) {
-  Lay(256 << 10, 1 << 20, 512 << 10);
+  ASSERT_NO_FATAL_FAILURE(Lay(256 << 10, 1 << 20, 512 << 10));
   ASSERT_TRUE(MovedOutOfX());
   EXPECT_GE(ExtentsOfW(), 3u) << "the moved extent should be split in two (plus W's extent in its own zone)";
   ExpectJournaled(wdata_);
