@@ -5,15 +5,8 @@
 namespace zonekv {
 
 uint64_t InvalScorer::SstNumber(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.size() < 5 || name.compare(name.size() - 4, 4, ".sst") != 0) return 0;
-  uint64_t n = 0;
-  for (size_t i = 0; i + 4 < name.size(); i++) {
-    if (name[i] < '0' || name[i] > '9') return 0;
-    n = n * 10 + static_cast<uint64_t>(name[i] - '0');
-  }
-  return n;
+  uint64_t number = 0;
+  return FileKindFromName(path, &number) == FileKind::kSst ? number : 0;
 }
 
 void InvalScorer::Add(const JobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout) {

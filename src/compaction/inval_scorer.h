@@ -37,7 +37,7 @@ class InvalScorer {
   // inputs are still referenced), so that metrics are complete.
   void Flush();
 
-  // 123 for ".../000123.sst"; 0 for other names.
+  // 123 for ".../000123.sst"; 0 for other names (FileKindFromName's rules).
   static uint64_t SstNumber(const std::string& path);
 
  private:
