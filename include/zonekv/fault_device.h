@@ -12,12 +12,19 @@
 //    durable point (the data up to it is kept), and open zones become closed
 //    (or empty), as after a power cycle.
 //
+//  - A gate, for tests of concurrency without timing: HoldNext(op, zone)
+//    makes the next command of kind `op` (on `zone`, or on any zone) wait,
+//    counted but before it reaches the wrapped device, until Release(op).
+//    WaitUntilHeld tells the test when a command is waiting at the gate.
+//
 // Rolling a zone back is done on the wrapped device by reading the durable
 // prefix, resetting the zone and rewriting the prefix. ReportZones hides the
 // extra resets from the reset counts; counters() is the wrapped device's and
 // includes that traffic.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,7 +36,13 @@ namespace zonekv {
 
 class FaultDevice final : public ZonedDevice {
  public:
-  enum class Op { kRead = 0, kWrite = 1, kReset = 2 };  // kWrite covers Write and Append
+  // kWrite covers Write and Append.
+  enum class Op { kRead = 0, kWrite = 1, kReset = 2, kFinish = 3, kFlush = 4 };
+  static constexpr int kOps = 5;
+  static constexpr uint32_t kAnyZone = UINT32_MAX;
+  // How long a held command waits for Release before it fails with IOError
+  // (so that a test that forgets to release fails instead of hanging).
+  static constexpr std::chrono::seconds kGateLimit{60};
 
   explicit FaultDevice(std::unique_ptr<ZonedDevice> base);
 
@@ -41,6 +54,16 @@ class FaultDevice final : public ZonedDevice {
   void ClearFaults();
   // Commands of kind `op` issued so far (failed ones included).
   uint64_t issued(Op op) const;
+
+  // Holds the next command of kind `op` on `zone` (kAnyZone: on any zone;
+  // a flush has no zone and matches any) until Release(op). One command at a
+  // time per kind; a later HoldNext replaces one not yet matched.
+  void HoldNext(Op op, uint32_t zone = kAnyZone);
+  // Waits until a command of kind `op` is held at the gate; false if none is
+  // within `timeout`.
+  [[nodiscard]] bool WaitUntilHeld(Op op, std::chrono::milliseconds timeout);
+  // Lets the held command of kind `op` (if any) proceed and disarms the gate.
+  void Release(Op op);
 
   // Turns the volatile write cache on or off. Turning it off makes
   // everything written so far durable.
@@ -68,16 +91,25 @@ class FaultDevice final : public ZonedDevice {
     uint64_t fail_at = 0;  // absolute command number; 0 = none
     bool and_after = false;
   };
-  // Counts one command of kind `op`; IOError if it is to fail.
-  Status Inject(Op op, const std::string& what);
+  struct Gate {
+    bool armed = false;    // the next matching command is to be held
+    uint32_t zone = kAnyZone;
+    bool held = false;     // a command is waiting
+    uint64_t releases = 0;  // bumped by Release
+  };
+  // Counts one command of kind `op` on `zone`; IOError if it is to fail.
+  // Then waits at the gate if it is armed for this command.
+  Status Inject(Op op, uint32_t zone, const std::string& what);
   // Records the durable write pointer of `zone` after a successful command.
   void MarkWritten(uint32_t zone);
   void MarkDurable(uint32_t zone);
 
   std::unique_ptr<ZonedDevice> base_;
   mutable std::mutex mu_;
-  uint64_t issued_[3] = {0, 0, 0};   // GUARDED_BY(mu_)
-  Fault faults_[3];                  // GUARDED_BY(mu_)
+  std::condition_variable gate_cv_;
+  uint64_t issued_[kOps] = {};       // GUARDED_BY(mu_)
+  Fault faults_[kOps];               // GUARDED_BY(mu_)
+  Gate gates_[kOps];                 // GUARDED_BY(mu_)
   bool volatile_cache_ = false;      // GUARDED_BY(mu_)
   std::vector<uint64_t> durable_wp_;     // GUARDED_BY(mu_); absolute bytes
   std::vector<uint64_t> hidden_resets_;  // GUARDED_BY(mu_); resets done by rollbacks

@@ -8,6 +8,8 @@ const char* OpName(FaultDevice::Op op) {
     case FaultDevice::Op::kRead: return "read";
     case FaultDevice::Op::kWrite: return "write";
     case FaultDevice::Op::kReset: return "reset";
+    case FaultDevice::Op::kFinish: return "finish";
+    case FaultDevice::Op::kFlush: return "flush";
   }
   return "?";
 }
@@ -38,13 +40,47 @@ uint64_t FaultDevice::issued(Op op) const {
   return issued_[static_cast<int>(op)];
 }
 
-Status FaultDevice::Inject(Op op, const std::string& what) {
+void FaultDevice::HoldNext(Op op, uint32_t zone) {
   std::lock_guard<std::mutex> l(mu_);
+  Gate& g = gates_[static_cast<int>(op)];
+  g.armed = true;
+  g.zone = zone;
+}
+
+bool FaultDevice::WaitUntilHeld(Op op, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  const Gate& g = gates_[static_cast<int>(op)];
+  return gate_cv_.wait_for(l, timeout, [&] { return g.held; });
+}
+
+void FaultDevice::Release(Op op) {
+  std::lock_guard<std::mutex> l(mu_);
+  Gate& g = gates_[static_cast<int>(op)];
+  g.armed = false;
+  g.releases++;
+  gate_cv_.notify_all();
+}
+
+Status FaultDevice::Inject(Op op, uint32_t zone, const std::string& what) {
+  std::unique_lock<std::mutex> l(mu_);
   uint64_t n = ++issued_[static_cast<int>(op)];
   const Fault& f = faults_[static_cast<int>(op)];
   if (f.fail_at != 0 && (n == f.fail_at || (f.and_after && n > f.fail_at))) {
     return Status::IOError("injected fault: " + std::string(OpName(op)) + " #" + std::to_string(n) + " (" + what +
                            ") failed");
+  }
+  Gate& g = gates_[static_cast<int>(op)];
+  if (g.armed && (g.zone == kAnyZone || zone == kAnyZone || g.zone == zone)) {
+    g.armed = false;
+    g.held = true;
+    gate_cv_.notify_all();
+    uint64_t releases = g.releases;
+    bool released = gate_cv_.wait_for(l, kGateLimit, [&] { return g.releases != releases; });
+    g.held = false;
+    if (!released) {
+      return Status::IOError("gate: " + std::string(OpName(op)) + " (" + what + ") was held for " +
+                             std::to_string(kGateLimit.count()) + " s without Release");
+    }
   }
   return Status::OK();
 }
@@ -82,38 +118,40 @@ Status FaultDevice::ReportZones(uint32_t first, uint32_t count, std::vector<Zone
 }
 
 Status FaultDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
-  ZONEKV_RETURN_IF_ERROR(Inject(Op::kRead, "offset " + std::to_string(offset_bytes)));
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kRead, ZoneOf(offset_bytes), "offset " + std::to_string(offset_bytes)));
   return base_->Read(offset_bytes, n_bytes, buf);
 }
 
 Status FaultDevice::Write(uint64_t offset_bytes, const char* data, size_t n_bytes) {
-  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, "offset " + std::to_string(offset_bytes)));
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, ZoneOf(offset_bytes), "offset " + std::to_string(offset_bytes)));
   ZONEKV_RETURN_IF_ERROR(base_->Write(offset_bytes, data, n_bytes));
   MarkWritten(ZoneOf(offset_bytes));
   return Status::OK();
 }
 
 Status FaultDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) {
-  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, "append to zone " + std::to_string(zone)));
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kWrite, zone, "append to zone " + std::to_string(zone)));
   ZONEKV_RETURN_IF_ERROR(base_->Append(zone, data, n_bytes, written_at_bytes));
   MarkWritten(zone);
   return Status::OK();
 }
 
 Status FaultDevice::FinishZone(uint32_t zone) {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kFinish, zone, "zone " + std::to_string(zone)));
   ZONEKV_RETURN_IF_ERROR(base_->FinishZone(zone));
   MarkDurable(zone);
   return Status::OK();
 }
 
 Status FaultDevice::ResetZone(uint32_t zone) {
-  ZONEKV_RETURN_IF_ERROR(Inject(Op::kReset, "zone " + std::to_string(zone)));
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kReset, zone, "zone " + std::to_string(zone)));
   ZONEKV_RETURN_IF_ERROR(base_->ResetZone(zone));
   MarkDurable(zone);
   return Status::OK();
 }
 
 Status FaultDevice::Flush() {
+  ZONEKV_RETURN_IF_ERROR(Inject(Op::kFlush, kAnyZone, "device flush"));
   std::vector<ZoneInfo> zones;
   ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
   ZONEKV_RETURN_IF_ERROR(base_->Flush());

@@ -1,5 +1,7 @@
 #include "zonekv/fault_device.h"
 
+#include <future>
+
 #include <gtest/gtest.h>
 
 #include "test_util.h"
@@ -120,6 +122,49 @@ TEST(FaultDevice, TurningCacheOffMakesWritesDurable) {
   d->SetVolatileCache(false);
   ASSERT_TRUE(d->SimulatePowerLoss().ok());
   EXPECT_EQ(test::Zone(d.get(), 0).wp_bytes, kBlock);
+}
+
+constexpr auto kWait = std::chrono::seconds(30);  // bound on every wait; never reached when the test passes
+
+TEST(FaultDevice, GateHoldsTheNextResetOfItsZoneUntilReleased) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, data.data(), kBlock).ok());
+  ASSERT_TRUE(d->Write(kZone, data.data(), kBlock).ok());
+  d->HoldNext(FaultDevice::Op::kReset, 1);
+  EXPECT_FALSE(d->WaitUntilHeld(FaultDevice::Op::kReset, std::chrono::milliseconds(0)));
+  ASSERT_TRUE(d->ResetZone(0).ok());  // another zone passes
+  auto held = std::async(std::launch::async, [&] { return d->ResetZone(1); });
+  ASSERT_TRUE(d->WaitUntilHeld(FaultDevice::Op::kReset, kWait));
+  // Held before it reaches the device; other commands go on.
+  EXPECT_EQ(test::Zone(d.get(), 1).wp_bytes, kZone + kBlock);
+  std::vector<char> out(kBlock);
+  EXPECT_TRUE(d->Read(kZone, kBlock, out.data()).ok());
+  EXPECT_TRUE(d->Flush().ok());
+  EXPECT_EQ(held.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  d->Release(FaultDevice::Op::kReset);
+  ASSERT_EQ(held.wait_for(kWait), std::future_status::ready);
+  EXPECT_TRUE(held.get().ok());
+  EXPECT_EQ(test::Zone(d.get(), 1).wp_bytes, kZone);
+  EXPECT_TRUE(d->ResetZone(2).ok());  // disarmed after one command
+}
+
+TEST(FaultDevice, GateHoldsFlushAndFinish) {
+  auto d = NewFaultDevice();
+  auto data = Pattern(kBlock, 1);
+  ASSERT_TRUE(d->Write(0, data.data(), kBlock).ok());
+  for (FaultDevice::Op op : {FaultDevice::Op::kFlush, FaultDevice::Op::kFinish}) {
+    d->HoldNext(op);
+    auto held = std::async(std::launch::async, [&] { return op == FaultDevice::Op::kFlush ? d->Flush() : d->FinishZone(0); });
+    ASSERT_TRUE(d->WaitUntilHeld(op, kWait));
+    EXPECT_EQ(test::Zone(d.get(), 0).state, ZoneState::kImplicitOpen);
+    d->Release(op);
+    ASSERT_EQ(held.wait_for(kWait), std::future_status::ready);
+    EXPECT_TRUE(held.get().ok());
+  }
+  EXPECT_EQ(test::Zone(d.get(), 0).state, ZoneState::kFull);
+  EXPECT_EQ(d->issued(FaultDevice::Op::kFlush), 1u);
+  EXPECT_EQ(d->issued(FaultDevice::Op::kFinish), 1u);
 }
 
 }  // namespace
