@@ -20,9 +20,11 @@
 // journal records the file's extents and exact size, then the device is
 // flushed). Flush() only hands data to the file's write buffer. After a crash
 // a file is recovered as of its last Sync; later bytes in its zones are
-// garbage (invalid bytes). Creates, renames and deletes are journaled at once
-// and made durable by the next Sync of any file, a directory Fsync or
-// ZoneFs::Sync().
+// garbage (invalid bytes). Creates, renames and deletes take effect at once
+// and are queued for the journal; the next Sync of any file, a directory
+// Fsync or ZoneFs::Sync() writes the queue and makes it durable (group
+// commit: concurrent syncs share one journal write and one device flush).
+// Unmounting syncs.
 //
 // Partial blocks: device I/O is in whole blocks. At Sync (and Close) the
 // unwritten tail of a file is written padded with zeros to a block boundary;

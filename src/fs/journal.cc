@@ -219,12 +219,16 @@ Status Journal::Roll(const std::string& snapshot) {
   return Status::OK();
 }
 
+bool Journal::Fits(size_t edit_bytes) const {
+  const DeviceGeometry& g = dev_->geometry();
+  uint64_t need = RoundUp(kHeaderBytes + edit_bytes, g.block_size);
+  // One block stays free for the end record.
+  return wp_ + need + g.block_size <= g.zone_capacity_bytes;
+}
+
 Status Journal::Append(const std::string& edits, const std::function<std::string()>& snapshot) {
   if (!failed_.ok()) return failed_;
-  const DeviceGeometry& g = dev_->geometry();
-  uint64_t need = RoundUp(kHeaderBytes + edits.size(), g.block_size);
-  // One block stays free for the end record.
-  if (wp_ + need + g.block_size <= g.zone_capacity_bytes) return WriteRecord(RecordType::kEdits, edits);
+  if (Fits(edits.size())) return WriteRecord(RecordType::kEdits, edits);
   return Roll(snapshot());
 }
 

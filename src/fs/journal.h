@@ -20,7 +20,8 @@
 //   u32 payload_crc   CRC-32C of the payload
 //   payload, then zero padding to the next block boundary
 //
-// Thread safety: none; the caller serializes (ZoneFs holds its mutex).
+// Thread safety: none; the caller serializes (in ZoneFs, the group-commit
+// leader uses it, one at a time, without the file system's lock).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,9 @@ class Journal {
   // snapshot and replays its edits into *state. NotFound if no metadata zone
   // holds a superblock; Corruption on a damaged record.
   Status Recover(Superblock* sb, MetaState* state);
+  // Whether an edits record of `edit_bytes` fits in the current zone (else
+  // Append rolls).
+  bool Fits(size_t edit_bytes) const;
   // Appends an edits record, rolling to the next metadata zone (with the
   // snapshot `snapshot()` returns, which must include these edits) if the
   // current zone is full.

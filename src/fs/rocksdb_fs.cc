@@ -185,7 +185,8 @@ class ZkvWritableFile : public rocksdb::FSWritableFile {
 class ZkvDirectory : public rocksdb::FSDirectory {
  public:
   explicit ZkvDirectory(std::shared_ptr<ZoneFs> fs) : fs_(std::move(fs)) {}
-  IOStatus Fsync(const IOOptions&, IODebugContext*) override { return ToIOStatus(fs_->impl()->dev()->Flush()); }
+  // Makes the directory's journaled changes (creates, renames, deletes) durable.
+  IOStatus Fsync(const IOOptions&, IODebugContext*) override { return ToIOStatus(fs_->impl()->SyncJournal()); }
 
  private:
   std::shared_ptr<ZoneFs> fs_;

@@ -63,9 +63,10 @@ uint64_t WallSeconds() { return static_cast<uint64_t>(std::time(nullptr)); }
 // ---- Impl: construction, format, mount --------------------------------------------
 
 ZoneFs::Impl::Impl(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts)
-    : dev_(std::move(dev)),
+    : base_dev_(std::move(dev)),
+      dev_(std::make_shared<LockCheckedDevice>(base_dev_, LockCheckFromEnv())),
       opts_(opts),
-      geo_(dev_->geometry()),
+      geo_(base_dev_->geometry()),
       bs_(geo_.block_size),
       start_(std::chrono::steady_clock::now()) {}
 
@@ -117,6 +118,9 @@ Status ZoneFs::Impl::Mount() {
   std::vector<ZoneInfo> infos;
   ZONEKV_RETURN_IF_ERROR(dev_->ReportZones(0, geo_.nr_zones, &infos));
   if (infos.size() != geo_.nr_zones) return Status::IOError("zone report returned " + std::to_string(infos.size()) + " zones");
+  readers_ = std::make_unique<std::atomic<uint32_t>[]>(geo_.nr_zones);
+
+  Lock l(mu_);
   zones_.resize(geo_.nr_zones);
   for (const auto& zi : infos) {
     ZoneEntry& z = zones_[zi.id];
@@ -126,7 +130,6 @@ Status ZoneFs::Impl::Mount() {
     z.reset_count = zi.reset_count;
   }
 
-  std::lock_guard<std::mutex> l(mu_);
   next_file_id_ = st.next_file_id;
   dirs_ = st.dirs;
   for (auto& [id, fm] : st.files) {
@@ -169,23 +172,31 @@ Status ZoneFs::Impl::Mount() {
                                                               " more problems; run 'zonekv fs fsck')"
                                                         : ""));
   }
-  // Zones left open by the previous mount hold no writer now.
+  // Zones left open by the previous mount hold no writer now. (No other
+  // thread runs yet; mu_ is released only for the device's sake.)
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
     if (IsOpen(zones_[z].state)) {
+      l.unlock();
       ZONEKV_RETURN_IF_ERROR(dev_->CloseZone(z));
+      l.lock();
       zones_[z].state = ZoneState::kClosed;
     }
   }
   // A fresh snapshot drops any torn tail of the journal we replayed.
-  ZONEKV_RETURN_IF_ERROR(journal_->Roll(SnapshotLocked()));
-  RuntimeResetLocked();
+  std::string snapshot = SnapshotLocked();
+  l.unlock();
+  ZONEKV_RETURN_IF_ERROR(journal_->Roll(snapshot));
+  l.lock();
+  NoteJournalPosLocked();
+  l.unlock();
+  RuntimeReset();
   if (opts_.policy.zc != "off") cleaner_ = std::thread([this] { CleanerLoop(); });
   return Status::OK();
 }
 
 void ZoneFs::Impl::Shutdown() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     if (shut_down_) return;
     shut_down_ = true;
     stop_ = true;
@@ -193,7 +204,8 @@ void ZoneFs::Impl::Shutdown() {
   clean_cv_.notify_all();
   zone_cv_.notify_all();
   if (cleaner_.joinable()) cleaner_.join();
-  if (journal_ != nullptr && !opts_.read_only) Sync();
+  // Best effort: a failure is sticky and was reported to the syncs that saw it.
+  if (journal_ != nullptr && !opts_.read_only) static_cast<void>(Sync());
 }
 
 // ---- Journal helpers -------------------------------------------------------------
@@ -215,26 +227,81 @@ std::string ZoneFs::Impl::SnapshotLocked() const {
   return st.EncodeSnapshot();
 }
 
-// Convention: callers change the in-memory state first and journal after,
-// so that a rollover inside Append snapshots a state that includes `b`.
+// Convention: callers change the in-memory state first and enqueue after,
+// in the same critical section, so that a commit that cuts the queue and
+// snapshots the state together (a roll) snapshots exactly what it cut.
 Status ZoneFs::Impl::JournalLocked(const EditBatch& b) {
   if (b.empty()) return Status::OK();
   if (opts_.read_only) return Status::NotSupported("file system is mounted read-only");
   if (!journal_error_.ok()) return journal_error_;
-  journal_dirty_ = true;
-  Status s = journal_->Append(b.data(), [this] { return SnapshotLocked(); });
-  if (!s.ok()) {
-    // Memory is now ahead of the journal. From here on nothing may be
-    // reset (the journal could still name the data) and no metadata change
-    // is accepted; a remount recovers the last journaled state.
-    journal_error_ = Status::IOError("metadata journal write failed (" + s.ToString() +
-                                     "); the file system accepts no more changes until it is remounted");
+  journal_queue_ += b.data();
+  queued_records_++;
+  enqueued_seq_++;
+  return Status::OK();
+}
+
+void ZoneFs::Impl::NoteJournalPosLocked() {
+  journal_pos_.zone = journal_->current_zone();
+  journal_pos_.bytes = journal_->used_bytes();
+  journal_pos_.sequence = journal_->sequence();
+  journal_pos_.rolls = journal_->rolls();
+}
+
+Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
+  journal_syncs_++;
+  for (;;) {
+    if (durable_seq_ >= seq) return Status::OK();
+    if (!journal_error_.ok()) return journal_error_;
+    if (journal_writing_ || (flushes_in_flight_ > 0 && flush_target_ >= seq)) {
+      // The running commit may cover seq; if not, lead the next one.
+      journal_cv_.wait(*l);
+      continue;
+    }
+    // Lead: cut the queue and, if the journal must roll, take the snapshot
+    // of exactly the state the cut records lead to.
+    journal_writing_ = true;
+    const uint64_t cut = enqueued_seq_;
+    const uint64_t batches = queued_records_;
+    std::string batch = std::move(journal_queue_);
+    journal_queue_.clear();
+    queued_records_ = 0;
+    std::string snapshot;
+    if (!batch.empty() && !journal_->Fits(batch.size())) snapshot = SnapshotLocked();
+    l->unlock();
+    Status s = batch.empty() ? Status::OK() : journal_->Append(batch, [&] { return std::move(snapshot); });
+    l->lock();
+    journal_writing_ = false;
+    if (s.ok()) {
+      if (!batch.empty()) {
+        journal_writes_++;
+        journal_batches_written_ += batches;
+      }
+      NoteJournalPosLocked();
+      // The next leader may write while this flush runs: a flush makes every
+      // write that completed before it durable.
+      flushes_in_flight_++;
+      flush_target_ = std::max(flush_target_, cut);
+      journal_cv_.notify_all();
+      l->unlock();
+      s = dev_->Flush();
+      l->lock();
+      flushes_in_flight_--;
+      journal_flushes_++;
+      if (s.ok()) durable_seq_ = std::max(durable_seq_, cut);
+    }
+    if (!s.ok() && journal_error_.ok()) {
+      // Memory is now ahead of the journal. From here on nothing may be
+      // reset (the journal could still name the data) and no metadata change
+      // is accepted; a remount recovers the last durable state.
+      journal_error_ = Status::IOError("metadata journal write failed (" + s.ToString() +
+                                       "); the file system accepts no more changes until it is remounted");
+    }
+    journal_cv_.notify_all();
   }
-  return s;
 }
 
 Status ZoneFs::Impl::Sync() {
-  std::lock_guard<std::mutex> l(mu_);
+  Lock l(mu_);
   if (opts_.read_only) return Status::OK();
   for (auto& [id, f] : files_) {
     if (f->deleted) continue;
@@ -249,9 +316,12 @@ Status ZoneFs::Impl::Sync() {
       ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
     }
   }
-  ZONEKV_RETURN_IF_ERROR(dev_->Flush());
-  journal_dirty_ = false;
-  return Status::OK();
+  return CommitJournalLocked(enqueued_seq_, &l);
+}
+
+Status ZoneFs::Impl::SyncJournal() {
+  Lock l(mu_);
+  return CommitJournalLocked(enqueued_seq_, &l);
 }
 
 // ---- Namespace ---------------------------------------------------------------------
@@ -311,7 +381,7 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
 Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
   Status s;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     FileRecord* f = nullptr;
     s = CreateLocked(name, &f);
     if (s.ok()) {
@@ -325,7 +395,7 @@ Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
 }
 
 Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) ZONEKV_RETURN_IF_ERROR(CreateLocked(name, &f));
   if (f->writing) return Status::Busy(name + " is already open for writing");
@@ -337,7 +407,7 @@ Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
 }
 
 Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return Status::NotFound(name + ": no such file");
   f->handles++;
@@ -348,7 +418,7 @@ Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
 void ZoneFs::Impl::CloseHandle(FileRecord* f) {
   bool freed = false;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     if (--f->handles == 0 && f->deleted) {
       FreeExtentsLocked(f);
       files_.erase(f->meta.id);
@@ -360,7 +430,7 @@ void ZoneFs::Impl::CloseHandle(FileRecord* f) {
 
 Status ZoneFs::Impl::DeleteFile(const std::string& name) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
     FileRecord* f = FindLocked(name);
     if (f == nullptr) return Status::NotFound(name + ": no such file");
@@ -374,7 +444,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
 
 Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
     FileRecord* f = FindLocked(src);
     if (f == nullptr) return Status::NotFound(src + ": no such file");
@@ -400,13 +470,13 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
 }
 
 Status ZoneFs::Impl::FileExists(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (name == "/" || names_.count(name) || dirs_.count(name)) return Status::OK();
   return Status::NotFound(name + ": no such file or directory");
 }
 
 Status ZoneFs::Impl::IsDirectory(const std::string& name, bool* is_dir) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (name == "/" || dirs_.count(name)) {
     *is_dir = true;
     return Status::OK();
@@ -419,7 +489,7 @@ Status ZoneFs::Impl::IsDirectory(const std::string& name, bool* is_dir) {
 }
 
 Status ZoneFs::Impl::GetFileSize(const std::string& name, uint64_t* size) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return Status::NotFound(name + ": no such file");
   *size = f->meta.size_bytes;
@@ -427,7 +497,7 @@ Status ZoneFs::Impl::GetFileSize(const std::string& name, uint64_t* size) {
 }
 
 Status ZoneFs::Impl::GetModificationTime(const std::string& name, uint64_t* mtime_s) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) {
     if (dirs_.count(name) || name == "/") {
@@ -441,7 +511,7 @@ Status ZoneFs::Impl::GetModificationTime(const std::string& name, uint64_t* mtim
 }
 
 Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string>* out) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (dir != "/" && !dirs_.count(dir)) return Status::NotFound(dir + ": no such directory");
   std::string prefix = dir == "/" ? "/" : dir + "/";
   std::set<std::string> children;
@@ -460,7 +530,7 @@ Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string
 }
 
 Status ZoneFs::Impl::CreateDir(const std::string& name, bool ok_if_exists) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (name == "/" || dirs_.count(name)) {
     return ok_if_exists ? Status::OK() : Status::InvalidArgument(name + ": directory exists");
   }
@@ -476,7 +546,7 @@ Status ZoneFs::Impl::CreateDir(const std::string& name, bool ok_if_exists) {
 }
 
 Status ZoneFs::Impl::DeleteDir(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (!dirs_.count(name)) return Status::NotFound(name + ": no such directory");
   std::string prefix = name + "/";
   auto it = names_.lower_bound(prefix);
@@ -495,7 +565,7 @@ Status ZoneFs::Impl::DeleteDir(const std::string& name) {
 
 Status ZoneFs::Impl::LockFile(const std::string& name) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     if (locks_.count(name)) return Status::Busy("lock " + name + " is already held by this process");
     locks_.insert(name);
     if (FindLocked(name) != nullptr || opts_.read_only) return Status::OK();
@@ -507,14 +577,14 @@ Status ZoneFs::Impl::LockFile(const std::string& name) {
     CloseHandle(f);
   }
   if (!s.ok()) {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     locks_.erase(name);
   }
   return s;
 }
 
 Status ZoneFs::Impl::UnlockFile(const std::string& name) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (!locks_.erase(name)) return Status::InvalidArgument("lock " + name + " is not held");
   return Status::OK();
 }
@@ -522,7 +592,7 @@ Status ZoneFs::Impl::UnlockFile(const std::string& name) {
 // ---- Hints -------------------------------------------------------------------------
 
 void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   if (f->meta.hints.lifetime != lt) {
     f->meta.hints.lifetime = lt;
     f->hints_dirty = true;
@@ -530,7 +600,7 @@ void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
 }
 
 void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) {
     pending_jobs_[name] = {job, level};
@@ -545,7 +615,7 @@ void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
 
 void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::string& smallest,
                                  const std::string& largest) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return;
   FileHints& h = f->meta.hints;
@@ -559,7 +629,7 @@ void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::
   }
   EditBatch b;
   b.SetHints(f->meta.id, h);
-  JournalLocked(b);  // hints are advisory: a failed journal write loses only them
+  static_cast<void>(JournalLocked(b));  // hints are advisory: a failed journal write loses only them
 }
 
 // ---- ZoneFs wrappers ------------------------------------------------------------------

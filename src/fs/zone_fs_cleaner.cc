@@ -15,7 +15,7 @@
 namespace zonekv {
 
 void ZoneFs::Impl::CleanerLoop() {
-  std::unique_lock<std::mutex> l(mu_);
+  Lock l(mu_);
   while (!stop_) {
     clean_cv_.wait_for(l, std::chrono::milliseconds(opts_.zc_interval_ms), [this] { return stop_ || clean_kick_; });
     if (stop_) break;
@@ -34,7 +34,8 @@ void ZoneFs::Impl::CleanerLoop() {
 int ZoneFs::Impl::CleanOnce() {
   std::vector<uint32_t> victims;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
+    auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
     FsView v = BuildViewLocked(false, nullptr);
     // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
@@ -46,7 +47,6 @@ int ZoneFs::Impl::CleanOnce() {
         if (!MovableLocked(*f, i) && z >= meta_zones_ && z < geo_.nr_zones) v.zones[z - meta_zones_].busy = true;
       }
     }
-    auto t0 = std::chrono::steady_clock::now();
     std::vector<uint32_t> picks = zc_->PickVictims(v);
     zc_time_.Since(t0);
     if (picks.empty() && emergency_ && opts_.emergency_zc) {
@@ -79,19 +79,20 @@ int ZoneFs::Impl::CleanOnce() {
     // consumes is recycled within the pass.
     bool migrated = !out_of_space && MigrateZone(z);
     out_of_space |= !migrated;
-    std::unique_lock<std::shared_mutex> rl(reset_mu_);
-    std::lock_guard<std::mutex> l(mu_);
+    Lock l(mu_);
     ZoneEntry& e = zones_[z];
     e.cleaning = false;
-    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z).ok()) {
+    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z, &l).ok()) {
       resets_zc_++;
       reset++;
     }
   }
-  std::lock_guard<std::mutex> l(mu_);
-  if (cleaner_zone_ >= 0 && IsOpen(zones_[cleaner_zone_].state)) {
-    if (dev_->CloseZone(static_cast<uint32_t>(cleaner_zone_)).ok()) zones_[cleaner_zone_].state = ZoneState::kClosed;
+  Lock l(mu_);
+  if (cleaner_zone_ >= 0 && IsOpen(zones_[cleaner_zone_].state) && !zones_[cleaner_zone_].closing) {
+    zones_[cleaner_zone_].closing = true;
+    closes_.push_back(static_cast<uint32_t>(cleaner_zone_));
   }
+  CloseReleasedZonesLocked(&l);
   zone_cv_.notify_all();
   return reset;
 }
@@ -103,7 +104,7 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     uint32_t z = 0;
     uint64_t off = 0, chunk = 0;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      std::lock_guard<FsMutex> l(mu_);
       if (stop_) return false;
       if (cleaner_zone_ < 0) {
         // The empty zone the allocation view kept back for us.
@@ -125,9 +126,15 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     buf.resize(chunk);
     Status s = dev_->Read(src + done, chunk, buf.data());
     if (s.ok()) s = dev_->Write(static_cast<uint64_t>(z) * geo_.zone_size_bytes + off, buf.data(), chunk);
-    std::lock_guard<std::mutex> l(mu_);
+    ZoneInfo info;
+    // After a failure, where the device's write pointer is now.
+    bool reported = !s.ok() && dev_->ReportZone(z, &info).ok();
+    std::lock_guard<FsMutex> l(mu_);
     if (!s.ok()) {
-      RefreshZoneLocked(z);
+      if (reported) {
+        zones_[z].state = info.state;
+        zones_[z].wp_bytes = info.state == ZoneState::kFull ? info.capacity_bytes : info.written_bytes();
+      }
       return false;
     }
     ZoneEntry& e = zones_[z];
@@ -166,7 +173,7 @@ void ZoneFs::Impl::Uncount(const Extent& p, int kind) {
 }
 
 void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, int kind) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   for (const auto& pieces : moved) {
     for (const auto& p : pieces) Uncount(p, kind);
   }
@@ -186,7 +193,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
   };
   std::vector<Item> items;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     for (const auto& [name, f] : names_) {
       for (size_t i = 0; i < f->meta.extents.size(); i++) {
         // An extent that cannot move keeps the victim from being reset:
@@ -215,7 +222,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         return false;
       }
     }
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     auto it = files_.find(items[k].file);
     FileRecord* f = it == files_.end() ? nullptr : it->second.get();
     bool same = f != nullptr && !f->deleted;

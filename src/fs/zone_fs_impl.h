@@ -1,12 +1,34 @@
 // ZoneFs::Impl: the engine of the zoned file system.
 //
-// Locking. `mu_` guards every field below (file table, zone table,
-// counters, the journal). Device data I/O runs without `mu_`: a writer marks
-// its zone `in_io` and the cleaner marks its zones `cleaning`, so nobody
-// else touches them meanwhile. `reset_mu_` keeps zones from being reset under
-// a reader: readers hold it shared from looking up extents until their
-// device read ends; resets hold it exclusively. Lock order: reset_mu_, then
-// mu_. Code holding mu_ never waits for reset_mu_.
+// Locking (docs/fs-locking.md has the whole design). `mu_` guards every
+// field below unless a comment says otherwise (file table, zone table,
+// counters, the journal queue). No device command is issued while `mu_` is
+// held: data I/O, zone commands (reset, finish, close) and journal writes and
+// flushes all run with `mu_` released, on zones marked busy meanwhile:
+//   in_io           a writer's data write is in flight
+//   cleaning        a victim of the running cleaning pass
+//   cleaner_target  the cleaner's destination zone
+//   resetting / finishing / closing   that zone command is in flight
+// A busy zone is not allocated, finished, reset or cleaned by anyone else;
+// the thread that marked it updates its entry when the command returns.
+//
+// Journal (group commit): under `mu_` callers change memory first, then
+// enqueue the edit record (JournalLocked; it gets the next sequence number).
+// Whoever needs durability (a file sync, a reset) calls CommitJournalLocked:
+// one leader at a time writes every queued record as one journal record
+// and flushes the device, without `mu_`; the others wait until their
+// sequence number is durable. A reset needs the journal durable up to the
+// sequence number current when it was decided.
+//
+// Reset exclusion: a reader counts itself into the zones it reads
+// (`readers_`, taken under `mu_` together with the extent lookup, dropped
+// without it); a reset waits for the readers of its own zone only.
+// Lock order: mu_, then readers_mu_. Nothing waits for mu_ while holding
+// readers_mu_.
+//
+// The debug check: every device command goes through LockCheckedDevice,
+// which counts commands issued under `mu_` (fs.lock.device_calls_held) and,
+// with ZONEKV_LOCK_CHECK=1 (set for the tests), aborts naming the command.
 //
 // Zone ownership. A file open for writing owns at most one zone (`zone`);
 // the zone's `owner` is the file. Only the owner appends to it. An owner
@@ -23,12 +45,13 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "fs_mutex.h"
 #include "journal.h"
+#include "lock_checked_device.h"
 #include "metadata.h"
 #include "zonekv/fs_policy.h"
 #include "zonekv/zonefs.h"
@@ -52,6 +75,12 @@ struct PolicyTimer {
     calls++;
     total_ns += ns;
     if (ns > max_ns) max_ns = ns;
+  }
+  // Adds the time from t0 to t1 without counting a call (work a call that
+  // did not happen needed, e.g. a view built for a decision pass that ended
+  // early).
+  void Charge(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
+    total_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
   }
   Json ToJson() const;
 };
@@ -82,11 +111,16 @@ struct ZoneEntry {
   bool in_io = false;             // a data write to the zone is in flight
   bool cleaning = false;          // a victim of the running cleaning pass
   bool cleaner_target = false;    // the cleaner's destination zone
+  bool resetting = false;         // a RESET of the zone is in flight (or waits for the journal or readers)
+  bool finishing = false;         // a FINISH of the zone is in flight
+  bool closing = false;           // a CLOSE of the zone is queued or in flight (still holds its open resource)
   Lifetime lifetime = Lifetime::kNotSet;
   uint64_t last_write_us = 0;
   uint64_t reset_count = 0;
 
-  bool busy() const { return owner != 0 || in_io || cleaning || cleaner_target; }
+  bool busy() const {
+    return owner != 0 || in_io || cleaning || cleaner_target || resetting || finishing || closing;
+  }
 };
 
 class ZoneFs::Impl {
@@ -95,11 +129,12 @@ class ZoneFs::Impl {
   ~Impl();
 
   static Status Format(ZonedDevice* dev, const ZoneFsOptions& opts);
-  Status Mount();
+  [[nodiscard]] Status Mount();
   // Stops the cleaner and syncs; idempotent.
   void Shutdown();
 
   // ---- Namespace (names are normalized absolute paths) ----
+  // Public methods take `mu_` themselves: EXCLUDES mu_.
   // Creates (or truncates) `name` for writing. The handle must be closed
   // with CloseHandle after CloseWriter.
   Status CreateFile(const std::string& name, FileRecord** out);
@@ -146,47 +181,81 @@ class ZoneFs::Impl {
   std::vector<FsckProblem> Fsck() const;
   std::vector<FileExtents> Files() const;
   Json Dump() const;
+  // Journals the tails of all files open for writing and makes every
+  // journal record durable.
   Status Sync();
+  // Makes every journal record enqueued so far durable (directory fsync).
+  Status SyncJournal();
 
-  ZonedDevice* dev() const { return dev_.get(); }
-  std::shared_ptr<ZonedDevice> shared_dev() const { return dev_; }
+  // The device as the caller gave it (not the lock-checking wrapper).
+  std::shared_ptr<ZonedDevice> shared_dev() const { return base_dev_; }
   const ZoneFsOptions& options() const { return opts_; }
   uint32_t block_size() const { return bs_; }
 
  private:
-  // All REQUIRE mu_ held.
-  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) const;
+  using Lock = std::unique_lock<FsMutex>;
+
+  // REQUIRES: mu_ held.
+  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const;
-  Status JournalLocked(const EditBatch& b);
-  std::string SnapshotLocked() const;
-  FileRecord* FindLocked(const std::string& name) const;
-  Status CreateLocked(const std::string& name, FileRecord** out);
-  void UnlinkLocked(FileRecord* f, EditBatch* b);
-  void FreeExtentsLocked(FileRecord* f);
-  void AddExtentLocked(FileRecord* f, const Extent& e);
-  void RebuildEndsLocked(FileRecord* f);
-  void CountZonesLocked(uint32_t* open, uint32_t* active) const;
+  std::string SnapshotLocked() const ZONEKV_REQUIRES(mu_);
+  FileRecord* FindLocked(const std::string& name) const ZONEKV_REQUIRES(mu_);
+  Status CreateLocked(const std::string& name, FileRecord** out) ZONEKV_REQUIRES(mu_);
+  void UnlinkLocked(FileRecord* f, EditBatch* b) ZONEKV_REQUIRES(mu_);
+  void FreeExtentsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  void AddExtentLocked(FileRecord* f, const Extent& e) ZONEKV_REQUIRES(mu_);
+  void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  void CountZonesLocked(uint32_t* open, uint32_t* active) const ZONEKV_REQUIRES(mu_);
   uint32_t DataLimit(uint32_t device_limit) const;
-  Status AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique_lock<std::mutex>* l);
-  bool PreemptIdleZoneLocked(uint64_t requester);
-  void ReleaseZoneLocked(FileRecord* f);
-  Status FinishZoneLocked(uint32_t z);
-  // Re-reads a zone's write pointer and state from the device (after a failed write).
-  void RefreshZoneLocked(uint32_t z);
-  Status ResetZoneLocked(uint32_t z);
-  int RuntimeResetLocked();
-  void ApplyFinishThresholdLocked();
+  bool PreemptIdleZoneLocked(uint64_t requester) ZONEKV_REQUIRES(mu_);
+  // Gives up the file's zone; an open zone is queued to be closed (marked
+  // `closing`) by CloseReleasedZonesLocked.
+  void ReleaseZoneLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
 
-  // Takes reset_mu_ then mu_; applies the reset policy.
-  void RuntimeReset();
+  // Each of these REQUIRES *l to hold mu_ and releases it while the device
+  // works (so the caller must re-validate anything it read before).
+  // Closes the zones ReleaseZoneLocked queued.
+  void CloseReleasedZonesLocked(Lock* l) ZONEKV_REQUIRES(mu_);
+  // Allocates a zone to f (policy, finishes, resets, preemption, waiting).
+  Status AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) ZONEKV_REQUIRES(mu_);
+  // REQUIRES: zone z not busy.
+  [[nodiscard]] Status FinishZoneLocked(uint32_t z, Lock* l) ZONEKV_REQUIRES(mu_);
+  // REQUIRES: zone z not busy and holding no valid data. Makes the journal
+  // durable up to the current sequence number, waits for z's readers, resets.
+  [[nodiscard]] Status ResetZoneLocked(uint32_t z, Lock* l) ZONEKV_REQUIRES(mu_);
+  // Resets the zones in `picks` that still qualify; returns how many.
+  int ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) ZONEKV_REQUIRES(mu_);
+  // Finishes what the finish threshold picks from v; returns how many.
+  int ApplyFinishThresholdLocked(const FsView& v, Lock* l) ZONEKV_REQUIRES(mu_);
+  // Makes journal records up to `seq` durable: waits for the running
+  // commit or leads the next one (group commit).
+  [[nodiscard]] Status CommitJournalLocked(uint64_t seq, Lock* l) ZONEKV_REQUIRES(mu_);
 
-  // Cleaner (zone_fs_cleaner.cc).
+  // The reset policy's picks for v, timed. REQUIRES: mu_ held.
+  std::vector<uint32_t> PickResetsLocked(const FsView& v, std::chrono::steady_clock::time_point t0)
+      ZONEKV_REQUIRES(mu_);
+  // Copies the journal's position into journal_pos_. REQUIRES: mu_ held
+  // and no commit writing the journal (or the caller is that commit).
+  void NoteJournalPosLocked() ZONEKV_REQUIRES(mu_);
+  // Enqueues b for the journal (memory must already include it). Fails only
+  // on a read-only mount or after a journal error (sticky).
+  [[nodiscard]] Status JournalLocked(const EditBatch& b) ZONEKV_REQUIRES(mu_);
+  // Applies the reset policy. EXCLUDES: mu_.
+  void RuntimeReset() ZONEKV_EXCLUDES(mu_);
+
+  // Readers of a zone (see Read). EndRead may be called without mu_.
+  void BeginReadLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
+  void EndRead(uint32_t z);
+  // Waits until zone z has no readers. EXCLUDES: mu_.
+  void WaitForReaders(uint32_t z) ZONEKV_EXCLUDES(mu_);
+
+  // Cleaner (zone_fs_cleaner.cc). All EXCLUDE mu_ unless named ...Locked.
   void CleanerLoop();
   // One round: victims from the policy, migrated and reset. Returns the
   // number of zones reset.
   int CleanOnce();
   bool stop_requested() {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     return stop_;
   }
   // Whether the cleaner may move extent i of f. A file open for writing
@@ -194,7 +263,7 @@ class ZoneFs::Impl {
   // (the writer may still extend it); its other extents never change, so
   // a long-lived writer (MANIFEST, info LOG, WAL) does not pin the full
   // zones it wrote before. REQUIRES: mu_ held.
-  bool MovableLocked(const FileRecord& f, size_t i) const;
+  bool MovableLocked(const FileRecord& f, size_t i) const ZONEKV_REQUIRES(mu_);
   // Migrates the valid extents of victim zone v; returns false if the
   // cleaner ran out of destination space.
   bool MigrateZone(uint32_t v);
@@ -204,14 +273,13 @@ class ZoneFs::Impl {
   // written, as pending copies until SettleCopy or Uncount.
   bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out);
   // The copy `p` now belongs to a file: no longer pending.
-  // REQUIRES: mu_ held.
-  void SettleCopy(const Extent& p);
+  void SettleCopy(const Extent& p) ZONEKV_REQUIRES(mu_);
   // Take back the valid bytes of copies that did not replace anything.
-  // Uncount REQUIRES mu_ held; DropCopies takes mu_ itself.
-  void Uncount(const Extent& p, int kind);
-  void DropCopies(const std::vector<std::vector<Extent>>& moved, int kind);
+  void Uncount(const Extent& p, int kind) ZONEKV_REQUIRES(mu_);
+  void DropCopies(const std::vector<std::vector<Extent>>& moved, int kind) ZONEKV_EXCLUDES(mu_);
 
-  const std::shared_ptr<ZonedDevice> dev_;
+  const std::shared_ptr<ZonedDevice> base_dev_;
+  const std::shared_ptr<LockCheckedDevice> dev_;  // every device command of the engine goes through it
   const ZoneFsOptions opts_;
   const DeviceGeometry geo_;
   const uint32_t bs_;
@@ -221,13 +289,27 @@ class ZoneFs::Impl {
   std::unique_ptr<CleaningPolicy> zc_;
   std::unique_ptr<ResetPolicy> reset_;
 
-  mutable std::mutex mu_;
-  mutable std::shared_mutex reset_mu_;
-  std::condition_variable zone_cv_;   // a zone was released, written, finished or reset
-  std::condition_variable clean_cv_;  // wakes the cleaner
+  mutable FsMutex mu_;
+  std::condition_variable_any zone_cv_;     // a zone was released, written, finished, closed or reset
+  std::condition_variable_any clean_cv_;    // wakes the cleaner
+  std::condition_variable_any journal_cv_;  // a journal write or flush ended
+
+  // Journal. The journal object itself is used by one commit leader at a
+  // time (journal_writing_) without mu_; everything else here is GUARDED_BY(mu_).
   std::unique_ptr<Journal> journal_;
-  bool journal_dirty_ = false;  // journal records written since the last device flush
-  Status journal_error_;        // sticky: a journal append failed (see JournalLocked)
+  std::string journal_queue_;      // encoded edits enqueued, not yet written
+  uint64_t queued_records_ = 0;    // edit batches in journal_queue_
+  uint64_t enqueued_seq_ = 0;      // sequence number of the last enqueued edit batch
+  uint64_t durable_seq_ = 0;       // every batch up to this one is durable
+  bool journal_writing_ = false;   // a leader is writing the journal
+  uint64_t flushes_in_flight_ = 0; // journal flushes running
+  uint64_t flush_target_ = 0;      // highest sequence number a running flush makes durable
+  Status journal_error_;           // sticky: a journal write or flush failed (see CommitJournalLocked)
+  struct JournalPos {
+    uint32_t zone = 0;
+    uint64_t bytes = 0, sequence = 0, rolls = 0;
+  } journal_pos_;                  // the journal's position after the last write, for Dump and Metrics
+
   uint64_t next_file_id_ = 1;
   std::map<uint64_t, std::unique_ptr<FileRecord>> files_;  // by id, including deleted-but-open
   std::map<std::string, FileRecord*> names_;               // live files by name
@@ -235,10 +317,19 @@ class ZoneFs::Impl {
   std::set<std::string> locks_;
   std::map<std::string, std::pair<int, int>> pending_jobs_;  // name -> (job, level) before creation
   std::vector<ZoneEntry> zones_;  // every zone; metadata zones unused
+  std::vector<uint32_t> closes_;  // released open zones to close (marked closing)
   int64_t cleaner_zone_ = -1;
   std::vector<std::string> mount_problems_;
   std::vector<double> level_scores_;
   const std::chrono::steady_clock::time_point start_;
+
+  // Readers per zone: incremented under mu_ with the extent lookup,
+  // decremented without it. A reset waiting for them sleeps on readers_cv_.
+  std::unique_ptr<std::atomic<uint32_t>[]> readers_;
+  std::atomic<uint32_t> reset_waiters_{0};
+  mutable std::mutex readers_mu_;
+  std::condition_variable readers_cv_;
+  uint64_t reset_reader_waits_ = 0;  // GUARDED_BY(readers_mu_): resets that had to wait for readers
 
   std::thread cleaner_;
   bool stop_ = false;
@@ -246,7 +337,7 @@ class ZoneFs::Impl {
   bool emergency_ = false;  // a writer found no zone: clean even if the policy would not
   bool shut_down_ = false;
   uint64_t clean_passes_ = 0;
-  uint64_t progress_ = 0;  // bumped whenever a zone is released, written, finished or reset
+  uint64_t progress_ = 0;  // bumped whenever a zone is released, written, finished, closed or reset
 
   // Metrics.
   std::atomic<uint64_t> host_write_bytes_{0};
@@ -260,6 +351,10 @@ class ZoneFs::Impl {
   uint64_t nospace_errors_ = 0;
   uint64_t preemptions_ = 0;
   uint64_t emergency_passes_ = 0;
+  uint64_t journal_syncs_ = 0;      // CommitJournalLocked calls (file syncs, resets, ZoneFs::Sync)
+  uint64_t journal_flushes_ = 0;    // device flushes made by journal commits
+  uint64_t journal_writes_ = 0;     // journal records written by commits (a roll counts one)
+  uint64_t journal_batches_written_ = 0;  // edit batches those records held
   PolicyTimer alloc_time_, zc_time_, reset_time_;
 };
 

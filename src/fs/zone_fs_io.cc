@@ -32,7 +32,7 @@ void ZoneFs::Impl::CountZonesLocked(uint32_t* open, uint32_t* active) const {
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
     const ZoneEntry& e = zones_[z];
     if (e.cleaner_target) continue;
-    if (e.owner != 0 || e.in_io) (*open)++;
+    if (e.owner != 0 || e.in_io || e.closing) (*open)++;
     if (e.owner != 0 || (e.wp_bytes > 0 && e.state != ZoneState::kFull)) (*active)++;
   }
 }
@@ -82,48 +82,95 @@ void ZoneFs::Impl::ReleaseZoneLocked(FileRecord* f) {
   ZoneEntry& z = zones_[f->zone];
   z.owner = 0;
   if (IsOpen(z.state)) {
-    // Closing returns the open resource; a failure leaves the zone open,
-    // which the device counts but we do not, so report it through the
-    // allocation path's limit errors rather than here.
-    if (dev_->CloseZone(static_cast<uint32_t>(f->zone)).ok()) z.state = ZoneState::kClosed;
+    // Closing returns the open resource; until it is done the zone stays
+    // busy and counts as open.
+    z.closing = true;
+    closes_.push_back(static_cast<uint32_t>(f->zone));
   }
   f->zone = -1;
   progress_++;
   zone_cv_.notify_all();
 }
 
-void ZoneFs::Impl::RefreshZoneLocked(uint32_t z) {
-  ZoneInfo info;
-  if (!dev_->ReportZone(z, &info).ok()) return;
-  ZoneEntry& e = zones_[z];
-  e.state = info.state;
-  e.wp_bytes = info.state == ZoneState::kFull ? info.capacity_bytes : info.written_bytes();
+void ZoneFs::Impl::CloseReleasedZonesLocked(Lock* l) {
+  while (!closes_.empty()) {
+    uint32_t z = closes_.back();
+    closes_.pop_back();
+    l->unlock();
+    // A failure leaves the zone open, which the device counts but we do
+    // not; the allocation path then reports the device's limit errors.
+    Status s = dev_->CloseZone(z);
+    l->lock();
+    ZoneEntry& e = zones_[z];
+    e.closing = false;
+    if (s.ok()) e.state = ZoneState::kClosed;
+    progress_++;
+    zone_cv_.notify_all();
+  }
 }
 
-Status ZoneFs::Impl::FinishZoneLocked(uint32_t z) {
+Status ZoneFs::Impl::FinishZoneLocked(uint32_t z, Lock* l) {
   ZoneEntry& e = zones_[z];
-  ZONEKV_RETURN_IF_ERROR(dev_->FinishZone(z));
-  e.state = ZoneState::kFull;
-  e.wp_bytes = e.capacity_bytes;
-  finishes_++;
+  e.finishing = true;
+  l->unlock();
+  Status s = dev_->FinishZone(z);
+  l->lock();
+  e.finishing = false;
+  if (s.ok()) {
+    e.state = ZoneState::kFull;
+    e.wp_bytes = e.capacity_bytes;
+    finishes_++;
+  }
   progress_++;
   zone_cv_.notify_all();
-  return Status::OK();
+  return s;
 }
 
-Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
+void ZoneFs::Impl::BeginReadLocked(uint32_t z) { readers_[z].fetch_add(1); }
+
+void ZoneFs::Impl::EndRead(uint32_t z) {
+  // Pairs with WaitForReaders (both sequentially consistent): either the
+  // reset sees the count drop or this reader sees the reset waiting.
+  if (readers_[z].fetch_sub(1) == 1 && reset_waiters_.load() > 0) {
+    std::lock_guard<std::mutex> l(readers_mu_);
+    readers_cv_.notify_all();
+  }
+}
+
+void ZoneFs::Impl::WaitForReaders(uint32_t z) {
+  std::unique_lock<std::mutex> l(readers_mu_);
+  reset_waiters_.fetch_add(1);
+  if (readers_[z].load() != 0) {
+    reset_reader_waits_++;
+    readers_cv_.wait(l, [&] { return readers_[z].load() == 0; });
+  }
+  reset_waiters_.fetch_sub(1);
+}
+
+Status ZoneFs::Impl::ResetZoneLocked(uint32_t z, Lock* l) {
   if (!journal_error_.ok()) return journal_error_;
   ZoneEntry& e = zones_[z];
+  e.resetting = true;
   // A reset is durable at once. The journal records that freed the zone
   // (deletes, replaces) must be durable before it, or a power loss would
   // bring back files whose data is gone.
-  if (journal_dirty_) {
-    ZONEKV_RETURN_IF_ERROR(dev_->Flush());
-    journal_dirty_ = false;
-  }
-  ZONEKV_RETURN_IF_ERROR(dev_->ResetZone(z));
+  Status s = CommitJournalLocked(enqueued_seq_, l);
   ZoneInfo info;
-  if (dev_->ReportZone(z, &info).ok()) {
+  bool reported = false;
+  if (s.ok()) {
+    l->unlock();
+    // Readers that looked up extents here before the zone was emptied (the
+    // cleaner moved them) finish first.
+    WaitForReaders(z);
+    s = dev_->ResetZone(z);
+    reported = s.ok() && dev_->ReportZone(z, &info).ok();
+    l->lock();
+  }
+  e.resetting = false;
+  progress_++;
+  zone_cv_.notify_all();
+  if (!s.ok()) return s;
+  if (reported) {
     e.capacity_bytes = info.capacity_bytes;
     e.state = info.state;
     e.reset_count = info.reset_count;
@@ -136,33 +183,36 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
   e.pending_copy_bytes = 0;
   std::fill(std::begin(e.valid_by_kind), std::end(e.valid_by_kind), 0);
   e.lifetime = Lifetime::kNotSet;
-  progress_++;
-  zone_cv_.notify_all();
   return Status::OK();
 }
 
-void ZoneFs::Impl::ApplyFinishThresholdLocked() {
-  if (opts_.policy.finish_threshold_pct <= 0) return;
-  FsView v = BuildViewLocked(false, nullptr);
+int ZoneFs::Impl::ApplyFinishThresholdLocked(const FsView& v, Lock* l) {
+  if (opts_.policy.finish_threshold_pct <= 0) return 0;
+  int n = 0;
   for (uint32_t z : ZonesToFinish(v, opts_.policy.finish_threshold_pct)) {
-    if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy()) continue;
-    FinishZoneLocked(z);  // best effort: a zone that cannot be finished stays usable
+    // The view may be stale once a finish released mu_: check again.
+    if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy() || zones_[z].state == ZoneState::kFull) continue;
+    if (FinishZoneLocked(z, l).ok()) n++;  // best effort: a zone that cannot be finished stays usable
   }
+  return n;
 }
 
-int ZoneFs::Impl::RuntimeResetLocked() {
-  if (opts_.read_only) return 0;
-  FsView v = BuildViewLocked(false, nullptr);
-  auto t0 = std::chrono::steady_clock::now();
+std::vector<uint32_t> ZoneFs::Impl::PickResetsLocked(const FsView& v, std::chrono::steady_clock::time_point t0) {
   std::vector<uint32_t> picks = reset_->PickZonesToReset(v);
   reset_time_.Since(t0);
+  return picks;
+}
+
+int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) {
+  if (opts_.read_only) return 0;
   int n = 0;
   for (uint32_t z : picks) {
     if (z < meta_zones_ || z >= geo_.nr_zones) continue;
+    // Checked now, not from the view: earlier resets released mu_.
     ZoneEntry& e = zones_[z];
     if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
-    if (!ResetZoneLocked(z).ok()) continue;
+    if (!ResetZoneLocked(z, l).ok()) continue;
     r_wp_sum_ += frac;
     r_wp_min_ = resets_runtime_ == 0 ? frac : std::min(r_wp_min_, frac);
     resets_runtime_++;
@@ -172,9 +222,12 @@ int ZoneFs::Impl::RuntimeResetLocked() {
 }
 
 void ZoneFs::Impl::RuntimeReset() {
-  std::unique_lock<std::shared_mutex> rl(reset_mu_);
-  std::lock_guard<std::mutex> l(mu_);
-  RuntimeResetLocked();
+  Lock l(mu_);
+  CloseReleasedZonesLocked(&l);
+  if (opts_.read_only) return;
+  auto t0 = std::chrono::steady_clock::now();
+  FsView v = BuildViewLocked(false, nullptr);
+  ResetZonesLocked(PickResetsLocked(v, t0), &l);
 }
 
 bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
@@ -193,7 +246,7 @@ bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
   return false;
 }
 
-Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique_lock<std::mutex>* l) {
+Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
   const auto t_start = std::chrono::steady_clock::now();
   const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
   const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
@@ -204,20 +257,24 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique
   std::string why;
   for (int finishes = 0;;) {
     if (stop_) return Status::IOError("file system is shutting down");
-    if (f->meta.hints.kind != FileKind::kWal) ApplyFinishThresholdLocked();
-    {
-      // Lazy and FAR resets depend on the free-space ratio, which moves with
-      // every allocation. Skipped (not waited for) while a read is running.
-      std::unique_lock<std::shared_mutex> rl(reset_mu_, std::try_to_lock);
-      if (rl.owns_lock()) RuntimeResetLocked();
-    }
+    // One view per decision pass: the finish threshold, the reset policy and
+    // the allocation policy decide on it. Lazy and FAR resets depend on the
+    // free-space ratio, which moves with every allocation. A pass that
+    // finished or reset a zone released mu_ meanwhile, so it starts over.
+    const auto t0 = std::chrono::steady_clock::now();
     uint32_t reserved = UINT32_MAX;
     FsView view = BuildViewLocked(true, &reserved);
+    const auto t_built = std::chrono::steady_clock::now();
+    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
+    acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
+    if (acted > 0) {
+      alloc_time_.Charge(t0, t_built);  // the view's cost, without a policy call
+      continue;
+    }
     const FileView* fv = view.FindFile(f->meta.id);
     AllocRequest req;
     req.file = fv;
     req.min_bytes = want;
-    auto t0 = std::chrono::steady_clock::now();
     AllocDecision d = policy->Allocate(view, req);
     alloc_time_.Since(t0);
 
@@ -246,7 +303,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique
     } else if (d.action == AllocDecision::Action::kFinishZone) {
       uint32_t z = d.zone;
       if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
-          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z).ok()) {
+          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z, l).ok()) {
         finishes++;
         continue;
       }
@@ -255,17 +312,15 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, std::unique
       why = "policy " + std::string(policy->name()) + " found no zone";
     }
 
-    // No zone now. Take back an idle writer's zone, reset what the reset
-    // policy allows, then wait for writes in flight or the cleaner.
-    if (PreemptIdleZoneLocked(f->meta.id)) continue;
-    l->unlock();
-    {
-      std::unique_lock<std::shared_mutex> rl(reset_mu_);
-      l->lock();
-      if (RuntimeResetLocked() > 0) continue;
+    // No zone now (and this pass's resets freed none). Take back an idle
+    // writer's zone, else wait for writes and zone commands in flight or the
+    // cleaner.
+    if (PreemptIdleZoneLocked(f->meta.id)) {
+      CloseReleasedZonesLocked(l);
+      continue;
     }
     bool in_flight = false;
-    for (const auto& e : zones_) in_flight |= e.in_io || e.cleaning;
+    for (const auto& e : zones_) in_flight |= e.in_io || e.cleaning || e.resetting || e.finishing || e.closing;
     bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !cleaner_.joinable();
     if (std::chrono::steady_clock::now() >= deadline ||
         (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
@@ -296,7 +351,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
   if (total % bs_ != 0) return Status::InvalidArgument("unaligned unpadded write of " + std::to_string(n) + " bytes");
   std::string tail;  // the padded last block, when data does not fill it
   uint64_t done = 0;
-  std::unique_lock<std::mutex> l(mu_);
+  Lock l(mu_);
   while (done < total) {
     if (f->zone < 0 || zones_[f->zone].wp_bytes >= zones_[f->zone].capacity_bytes) {
       if (f->zone >= 0) ReleaseZoneLocked(f);
@@ -316,14 +371,21 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
       src = tail.data();
     }
     Status s = dev_->Write(static_cast<uint64_t>(z) * geo_.zone_size_bytes + off, src, chunk);
+    ZoneInfo info;
+    // After a failed write, where the device's write pointer is now.
+    bool reported = !s.ok() && dev_->ReportZone(z, &info).ok();
 
     l.lock();
     e.in_io = false;
     progress_++;
     zone_cv_.notify_all();
     if (!s.ok()) {
-      RefreshZoneLocked(z);
+      if (reported) {
+        e.state = info.state;
+        e.wp_bytes = info.state == ZoneState::kFull ? info.capacity_bytes : info.written_bytes();
+      }
       ReleaseZoneLocked(f);
+      CloseReleasedZonesLocked(&l);
       return Status::IOError("write of " + f->meta.name + " to zone " + std::to_string(z) + " at " +
                              std::to_string(off) + ": " + s.ToString());
     }
@@ -349,7 +411,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
 }
 
 Status ZoneFs::Impl::CommitFile(FileRecord* f, bool flush) {
-  std::lock_guard<std::mutex> l(mu_);
+  Lock l(mu_);
   if (f->deleted) return Status::OK();  // nothing of an unlinked file survives a crash anyway
   EditBatch b;
   if (f->hints_dirty) b.SetHints(f->meta.id, f->meta.hints);
@@ -357,41 +419,40 @@ Status ZoneFs::Impl::CommitFile(FileRecord* f, bool flush) {
     f->meta.mtime_s = static_cast<uint64_t>(std::time(nullptr));
     b.SetTail(f->meta.id, f->meta.size_bytes, f->meta.mtime_s, f->synced_extents, f->meta.extents, f->synced_extents);
   }
-  // Memory first: a journal roll inside JournalLocked snapshots the new state.
+  // Memory first: a journal roll snapshots the state the queue leads to.
   f->hints_dirty = false;
   f->synced_extents = f->meta.extents.size();
   f->synced_size = f->meta.size_bytes;
   ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
-  if (flush) {
-    ZONEKV_RETURN_IF_ERROR(dev_->Flush());
-    journal_dirty_ = false;
-  }
-  return Status::OK();
+  // Durable: this record and everything enqueued before it (the file's
+  // data was written before its record was enqueued, so the flush covers it).
+  return flush ? CommitJournalLocked(enqueued_seq_, &l) : Status::OK();
 }
 
 Status ZoneFs::Impl::CloseWriter(FileRecord* f) {
   Status s = CommitFile(f, false);
-  std::lock_guard<std::mutex> l(mu_);
+  Lock l(mu_);
   ReleaseZoneLocked(f);
   f->writing = false;
+  CloseReleasedZonesLocked(&l);
   return s;
 }
 
 uint64_t ZoneFs::Impl::FileSize(FileRecord* f) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   return f->meta.size_bytes;
 }
 
 Status ZoneFs::Impl::Read(FileRecord* f, uint64_t offset, size_t n, char* scratch, size_t* got) {
   struct Piece {
+    uint32_t zone;
     uint64_t dev_off;
     uint64_t len;
     size_t dst;
   };
   std::vector<Piece> pieces;
-  std::shared_lock<std::shared_mutex> rl(reset_mu_);
   {
-    std::lock_guard<std::mutex> l(mu_);
+    std::lock_guard<FsMutex> l(mu_);
     uint64_t size = f->meta.size_bytes;
     if (offset >= size || n == 0) {
       *got = 0;
@@ -406,7 +467,9 @@ Status ZoneFs::Impl::Read(FileRecord* f, uint64_t offset, size_t n, char* scratc
       uint64_t ext_start = f->ext_end[i] - e.length_bytes;
       uint64_t in = pos - ext_start;
       uint64_t len = std::min(end, f->ext_end[i]) - pos;
-      pieces.push_back({static_cast<uint64_t>(e.zone) * geo_.zone_size_bytes + e.offset_bytes + in, len,
+      // Counted in with the lookup: the zone is not reset under this read.
+      BeginReadLocked(e.zone);
+      pieces.push_back({e.zone, static_cast<uint64_t>(e.zone) * geo_.zone_size_bytes + e.offset_bytes + in, len,
                         static_cast<size_t>(pos - offset)});
       pos += len;
       i++;
@@ -414,18 +477,21 @@ Status ZoneFs::Impl::Read(FileRecord* f, uint64_t offset, size_t n, char* scratc
     *got = static_cast<size_t>(pos - offset);
   }
   std::string tmp;
-  for (const auto& p : pieces) {
-    if (p.dev_off % bs_ == 0 && p.len % bs_ == 0) {
-      ZONEKV_RETURN_IF_ERROR(dev_->Read(p.dev_off, p.len, scratch + p.dst));
-      continue;
-    }
+  auto read_piece = [&](const Piece& p) {
+    if (p.dev_off % bs_ == 0 && p.len % bs_ == 0) return dev_->Read(p.dev_off, p.len, scratch + p.dst);
     uint64_t a = p.dev_off / bs_ * bs_;
     uint64_t b = RoundUp(p.dev_off + p.len, bs_);
     tmp.resize(b - a);
     ZONEKV_RETURN_IF_ERROR(dev_->Read(a, b - a, tmp.data()));
     std::memcpy(scratch + p.dst, tmp.data() + (p.dev_off - a), p.len);
+    return Status::OK();
+  };
+  Status s;
+  for (const auto& p : pieces) {
+    if (s.ok()) s = read_piece(p);
+    EndRead(p.zone);  // also after a failure: every piece was counted in
   }
-  return Status::OK();
+  return s;
 }
 
 }  // namespace zonekv

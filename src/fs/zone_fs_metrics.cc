@@ -71,17 +71,17 @@ FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) co
 }
 
 void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   level_scores_ = std::move(scores);
 }
 
 FsView ZoneFs::Impl::View() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   return BuildViewLocked(false, nullptr);
 }
 
 Json ZoneFs::Impl::Metrics() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FsView v = BuildViewLocked(false, nullptr);
   uint64_t host = host_write_bytes_.load();
   auto kind = [&](FileKind k) { return zc_copy_bytes_[static_cast<int>(k)]; };
@@ -127,12 +127,26 @@ Json ZoneFs::Impl::Metrics() const {
       .Set("files", static_cast<uint64_t>(names_.size()))
       .Set("zones_empty", empty)
       .Set("zones_full", full)
-      .Set("journal_rolls", journal_ ? journal_->rolls() : 0);
+      .Set("journal_rolls", journal_pos_.rolls);
+  Json lock = mu_.StatsLocked();
+  lock.Set("device_calls_held", dev_->calls_held());
+  {
+    std::lock_guard<std::mutex> rl(readers_mu_);
+    lock.Set("reset_reader_waits", reset_reader_waits_);
+  }
+  auto ratio = [](uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); };
+  Json journal = Json::Object();
+  journal.Set("syncs", journal_syncs_)
+      .Set("flushes", journal_flushes_)
+      .Set("syncs_per_flush", ratio(journal_syncs_, journal_flushes_))
+      .Set("writes", journal_writes_)
+      .Set("records_per_write", ratio(journal_batches_written_, journal_writes_));
+  j.Set("lock", lock).Set("journal", journal);
   return j;
 }
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   FsView v = BuildViewLocked(false, nullptr);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
@@ -163,41 +177,59 @@ Json ZoneFs::Impl::Dump() const {
     files.Push(j);
   }
   Json j = Json::Object();
-  std::lock_guard<std::mutex> l(mu_);
+  std::lock_guard<FsMutex> l(mu_);
   Json meta = Json::Object();
   meta.Set("meta_zones", meta_zones_)
-      .Set("journal_zone", journal_->current_zone())
-      .Set("journal_bytes", journal_->used_bytes())
-      .Set("sequence", journal_->sequence());
+      .Set("journal_zone", journal_pos_.zone)
+      .Set("journal_bytes", journal_pos_.bytes)
+      .Set("sequence", journal_pos_.sequence);
   j.Set("metadata", meta).Set("files", files);
   return j;
 }
 
 std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
   std::vector<FsckProblem> out;
-  for (const auto& m : mount_problems_) out.push_back({m});
-  // Report under mu_: every extent in the table was written before it.
-  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& m : mount_problems_) out.push_back({m});  // written by Mount only
+  // The table first (under mu_), then the device's zone report (without it):
+  // every extent in the table was written before the report, and write
+  // pointers only move forward, except by a reset, which happens only to a
+  // zone no extent names. So a zone reset since the table was copied (or
+  // being reset then) is not checked against the report.
+  struct FileCopy {
+    std::string name;
+    uint64_t size_bytes;
+    std::vector<Extent> extents;
+  };
+  std::vector<FileCopy> files;
+  std::vector<ZoneEntry> zones;
+  {
+    std::lock_guard<FsMutex> l(mu_);
+    files.reserve(files_.size());
+    for (const auto& [id, f] : files_) files.push_back({f->meta.name, f->meta.size_bytes, f->meta.extents});
+    zones = zones_;
+  }
   std::vector<ZoneInfo> infos;
   Status s = dev_->ReportZones(0, geo_.nr_zones, &infos);
   if (!s.ok() || infos.size() != geo_.nr_zones) {
     out.push_back({"zone report failed: " + s.ToString()});
     return out;
   }
+  auto reset_since = [&](uint32_t z) {
+    return !zones.empty() && (zones[z].resetting || infos[z].reset_count != zones[z].reset_count);
+  };
   struct Use {
     uint64_t start, end;
     std::string file;
   };
   std::vector<std::vector<Use>> uses(geo_.nr_zones);
   std::vector<uint64_t> valid(geo_.nr_zones, 0);
-  for (const auto& [id, f] : files_) {
+  for (const auto& f : files) {
     uint64_t sum = 0;
-    for (size_t i = 0; i < f->meta.extents.size(); i++) {
-      const Extent& e = f->meta.extents[i];
+    for (size_t i = 0; i < f.extents.size(); i++) {
+      const Extent& e = f.extents[i];
       sum += e.length_bytes;
-      std::string where = "file " + f->meta.name + " extent " + std::to_string(i) + " [zone " +
-                          std::to_string(e.zone) + ", " + std::to_string(e.offset_bytes) + "+" +
-                          std::to_string(e.length_bytes) + ")";
+      std::string where = "file " + f.name + " extent " + std::to_string(i) + " [zone " + std::to_string(e.zone) +
+                          ", " + std::to_string(e.offset_bytes) + "+" + std::to_string(e.length_bytes) + ")";
       if (e.zone < meta_zones_ || e.zone >= geo_.nr_zones) {
         out.push_back({where + " is not in a data zone"});
         continue;
@@ -206,14 +238,17 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
       const ZoneInfo& zi = infos[e.zone];
       uint64_t wp = zi.state == ZoneState::kFull ? zi.capacity_bytes : zi.written_bytes();
       if (e.offset_bytes % bs_ != 0) out.push_back({where + " is not block aligned"});
-      if (end > zi.capacity_bytes) out.push_back({where + " crosses the zone capacity " + std::to_string(zi.capacity_bytes)});
-      else if (end > wp) out.push_back({where + " is beyond the zone's write pointer " + std::to_string(wp)});
-      uses[e.zone].push_back({e.offset_bytes, end, f->meta.name});
+      if (end > zi.capacity_bytes) {
+        out.push_back({where + " crosses the zone capacity " + std::to_string(zi.capacity_bytes)});
+      } else if (end > wp && !reset_since(e.zone)) {
+        out.push_back({where + " is beyond the zone's write pointer " + std::to_string(wp)});
+      }
+      uses[e.zone].push_back({e.offset_bytes, end, f.name});
       valid[e.zone] += RoundUp(e.length_bytes, bs_);
     }
-    if (sum != f->meta.size_bytes) {
-      out.push_back({"file " + f->meta.name + " has size " + std::to_string(f->meta.size_bytes) +
-                     " but its extents hold " + std::to_string(sum) + " bytes"});
+    if (sum != f.size_bytes) {
+      out.push_back({"file " + f.name + " has size " + std::to_string(f.size_bytes) + " but its extents hold " +
+                     std::to_string(sum) + " bytes"});
     }
   }
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
@@ -226,14 +261,14 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
       }
     }
     // A running cleaner counts its copies valid before they join a file.
-    uint64_t pending = zones_.empty() ? 0 : zones_[z].pending_copy_bytes;
-    if (!zones_.empty() && zones_[z].valid_bytes != valid[z] + pending) {
-      out.push_back({"zone " + std::to_string(z) + ": valid byte count " + std::to_string(zones_[z].valid_bytes) +
+    uint64_t pending = zones.empty() ? 0 : zones[z].pending_copy_bytes;
+    if (!zones.empty() && zones[z].valid_bytes != valid[z] + pending) {
+      out.push_back({"zone " + std::to_string(z) + ": valid byte count " + std::to_string(zones[z].valid_bytes) +
                      " differs from the " + std::to_string(valid[z]) + " bytes its extents hold" +
                      (pending ? " plus " + std::to_string(pending) + " bytes of cleaner copies in flight" : "")});
     }
     uint64_t wp = infos[z].state == ZoneState::kFull ? infos[z].capacity_bytes : infos[z].written_bytes();
-    if (valid[z] > wp) {
+    if (valid[z] > wp && !reset_since(z)) {
       out.push_back({"zone " + std::to_string(z) + ": extents hold " + std::to_string(valid[z]) +
                      " bytes, more than its write pointer " + std::to_string(wp)});
     }
