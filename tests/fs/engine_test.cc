@@ -18,43 +18,9 @@ namespace {
 
 using rocksdb::FileOptions;
 using rocksdb::IOOptions;
-
-std::string Pattern(uint64_t seed, size_t n) {
-  std::string s(n, '\0');
-  std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
-  }
-  return s;
-}
-
-rocksdb::IOStatus WriteFile(rocksdb::FileSystem* fs, const std::string& name, const std::string& data,
-                            size_t chunk = 64 << 10) {
-  std::unique_ptr<rocksdb::FSWritableFile> w;
-  IOOptions io;
-  rocksdb::IOStatus s = fs->NewWritableFile(name, FileOptions(), &w, nullptr);
-  for (size_t off = 0; s.ok() && off < data.size(); off += chunk) {
-    s = w->Append(rocksdb::Slice(data.data() + off, std::min(chunk, data.size() - off)), io, nullptr);
-  }
-  if (s.ok()) s = w->Sync(io, nullptr);
-  rocksdb::IOStatus c = w->Close(io, nullptr);
-  return s.ok() ? c : s;
-}
-
-std::string ReadFile(rocksdb::FileSystem* fs, const std::string& name) {
-  std::unique_ptr<rocksdb::FSSequentialFile> r;
-  EXPECT_TRUE(fs->NewSequentialFile(name, FileOptions(), &r, nullptr).ok()) << name;
-  if (!r) return "";
-  std::string out, scratch(100000, '\0');
-  for (;;) {
-    rocksdb::Slice got;
-    EXPECT_TRUE(r->Read(scratch.size(), IOOptions(), &got, scratch.data(), nullptr).ok());
-    if (got.empty()) break;
-    out.append(got.data(), got.size());
-  }
-  return out;
-}
+using test::Pattern;
+using test::ReadFile;
+using test::WriteFile;
 
 std::string BlobName(int i) { return "/" + std::to_string(100 + i) + ".blob"; }
 

@@ -1,10 +1,13 @@
 // Helpers shared by the file-system tests.
 #pragma once
 
+#include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <rocksdb/file_system.h>
 
 #include "zonekv/zonefs.h"
 #include "zonekv/zoned_device.h"
@@ -33,5 +36,49 @@ inline std::string FsckText(const ZoneFs& fs) {
   for (const auto& p : fs.Fsck()) out += p.message + "\n";
   return out;
 }
+
+namespace test {
+
+// n bytes of pseudo-random data from `seed`.
+inline std::string Pattern(uint64_t seed, size_t n) {
+  std::string s(n, '\0');
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+// Writes `data` to a new file in `chunk`-sized appends, syncs and closes it.
+inline rocksdb::IOStatus WriteFile(rocksdb::FileSystem* fs, const std::string& name, const std::string& data,
+                                   size_t chunk = 64 << 10) {
+  std::unique_ptr<rocksdb::FSWritableFile> w;
+  rocksdb::IOOptions io;
+  rocksdb::IOStatus s = fs->NewWritableFile(name, rocksdb::FileOptions(), &w, nullptr);
+  for (size_t off = 0; s.ok() && off < data.size(); off += chunk) {
+    s = w->Append(rocksdb::Slice(data.data() + off, std::min(chunk, data.size() - off)), io, nullptr);
+  }
+  if (s.ok()) s = w->Sync(io, nullptr);
+  rocksdb::IOStatus c = w->Close(io, nullptr);
+  return s.ok() ? c : s;
+}
+
+// The whole file, read sequentially.
+inline std::string ReadFile(rocksdb::FileSystem* fs, const std::string& name) {
+  std::unique_ptr<rocksdb::FSSequentialFile> r;
+  EXPECT_TRUE(fs->NewSequentialFile(name, rocksdb::FileOptions(), &r, nullptr).ok()) << name;
+  if (!r) return "";
+  std::string out, scratch(100000, '\0');
+  for (;;) {
+    rocksdb::Slice got;
+    EXPECT_TRUE(r->Read(scratch.size(), rocksdb::IOOptions(), &got, scratch.data(), nullptr).ok());
+    if (got.empty()) break;
+    out.append(got.data(), got.size());
+  }
+  return out;
+}
+
+}  // namespace test
 
 }  // namespace zonekv
