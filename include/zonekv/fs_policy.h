@@ -122,6 +122,11 @@ class AllocationPolicy {
   virtual ~AllocationPolicy() = default;
   virtual const char* name() const = 0;
   virtual AllocDecision Allocate(const FsView& view, const AllocRequest& req) = 0;
+  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
+  // engine derives from the files). When false the engine may pass a view
+  // without them (files empty, ybiz 0), built in O(zones) instead of
+  // O(files). AllocRequest::file is filled in either way.
+  virtual bool NeedsFiles() const { return true; }
 };
 
 // ---- Zone cleaning ---------------------------------------------------------
@@ -133,6 +138,11 @@ class CleaningPolicy {
   // Zones to clean now, best first; empty if cleaning should not run.
   // The engine migrates their valid extents and resets them.
   virtual std::vector<uint32_t> PickVictims(const FsView& view) = 0;
+  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
+  // engine derives from the files). When false the engine may pass a view
+  // without them (files empty, ybiz 0), built in O(zones) instead of
+  // O(files). AllocRequest::file is filled in either way.
+  virtual bool NeedsFiles() const { return true; }
 };
 
 // ---- Runtime reset -----------------------------------------------------------
@@ -144,6 +154,11 @@ class ResetPolicy {
   // Zones holding no valid data to reset now. Only zones with valid_bytes == 0,
   // written_bytes > 0 and !busy may be returned.
   virtual std::vector<uint32_t> PickZonesToReset(const FsView& view) = 0;
+  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
+  // engine derives from the files). When false the engine may pass a view
+  // without them (files empty, ybiz 0), built in O(zones) instead of
+  // O(files). AllocRequest::file is filled in either way.
+  virtual bool NeedsFiles() const { return true; }
 };
 
 // ---- Options and factories ---------------------------------------------------

@@ -195,8 +195,12 @@ class ZoneFs::Impl {
  private:
   using Lock = std::unique_lock<FsMutex>;
 
-  // REQUIRES: mu_ held.
-  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) const ZONEKV_REQUIRES(mu_);
+  // The policies' view. With for_alloc, one empty zone is kept back for the
+  // cleaner (shown busy; its id in *reserved_zone). Without with_files the
+  // view has no files and no ybiz (for policies that do not need them,
+  // NeedsFiles): O(zones) instead of O(files + extents).
+  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const ZONEKV_REQUIRES(mu_);
+  FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const;
   std::string SnapshotLocked() const ZONEKV_REQUIRES(mu_);
   FileRecord* FindLocked(const std::string& name) const ZONEKV_REQUIRES(mu_);

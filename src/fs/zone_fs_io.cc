@@ -226,7 +226,7 @@ void ZoneFs::Impl::RuntimeReset() {
   CloseReleasedZonesLocked(&l);
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
-  FsView v = BuildViewLocked(false, nullptr);
+  FsView v = BuildViewLocked(false, nullptr, reset_->NeedsFiles());
   ResetZonesLocked(PickResetsLocked(v, t0), &l);
 }
 
@@ -251,6 +251,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
   const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
   const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
   AllocationPolicy* policy = is_blob && blob_alloc_ ? blob_alloc_.get() : alloc_.get();
+  const bool with_files = policy->NeedsFiles() || reset_->NeedsFiles();
   uint64_t waited_us = 0;
   uint64_t seen_passes = clean_passes_;
   uint64_t seen_progress = progress_;
@@ -263,7 +264,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
     uint32_t reserved = UINT32_MAX;
-    FsView view = BuildViewLocked(true, &reserved);
+    FsView view = BuildViewLocked(true, &reserved, with_files);
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
@@ -271,9 +272,11 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
       alloc_time_.Charge(t0, t_built);  // the view's cost, without a policy call
       continue;
     }
-    const FileView* fv = view.FindFile(f->meta.id);
+    // The requester as the full view would show it (a file being deleted
+    // is not in it).
+    FileView self = FileViewLocked(*f);
     AllocRequest req;
-    req.file = fv;
+    req.file = f->deleted ? nullptr : &self;
     req.min_bytes = want;
     AllocDecision d = policy->Allocate(view, req);
     alloc_time_.Since(t0);
@@ -326,7 +329,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
         (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
       io_block_us_ += waited_us;
       nospace_errors_++;
-      FsView v = BuildViewLocked(false, nullptr);
+      FsView v = BuildViewLocked(false, nullptr, false);
       return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
                              std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
                              std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +

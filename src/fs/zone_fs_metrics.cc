@@ -13,7 +13,18 @@ Json PolicyTimer::ToJson() const {
   return j;
 }
 
-FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) const {
+FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
+  FileView fv;
+  fv.id = f.meta.id;
+  fv.name = f.meta.name;
+  fv.hints = f.meta.hints;
+  fv.size_bytes = f.meta.size_bytes;
+  fv.open_for_write = f.writing;
+  for (const auto& e : f.meta.extents) fv.bytes_per_zone[e.zone] += RoundUp(e.length_bytes, bs_);
+  return fv;
+}
+
+FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const {
   FsView v;
   v.now_us = NowUsLocked();
   v.zones.reserve(geo_.nr_zones - meta_zones_);
@@ -44,24 +55,20 @@ FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone) co
       }
     }
   }
-  v.files.reserve(names_.size());
-  for (const auto& [name, f] : names_) {
-    FileView fv;
-    fv.id = f->meta.id;
-    fv.name = name;
-    fv.hints = f->meta.hints;
-    fv.size_bytes = f->meta.size_bytes;
-    fv.open_for_write = f->writing;
-    for (const auto& e : f->meta.extents) fv.bytes_per_zone[e.zone] += RoundUp(e.length_bytes, bs_);
-    if (f->meta.hints.kind == FileKind::kBlob) {
-      for (const auto& [z, bytes] : fv.bytes_per_zone) {
-        if (z >= meta_zones_ && z < geo_.nr_zones) {
-          ZoneView& zv = v.zones[z - meta_zones_];
-          zv.ybiz = std::max(zv.ybiz, f->meta.hints.number);
+  if (with_files) {
+    v.files.reserve(names_.size());
+    for (const auto& [name, f] : names_) {
+      FileView fv = FileViewLocked(*f);
+      if (f->meta.hints.kind == FileKind::kBlob) {
+        for (const auto& [z, bytes] : fv.bytes_per_zone) {
+          if (z >= meta_zones_ && z < geo_.nr_zones) {
+            ZoneView& zv = v.zones[z - meta_zones_];
+            zv.ybiz = std::max(zv.ybiz, f->meta.hints.number);
+          }
         }
       }
+      v.files.push_back(std::move(fv));
     }
-    v.files.push_back(std::move(fv));
   }
   v.level_scores = level_scores_;
   CountZonesLocked(&v.open_zones, &v.active_zones);
@@ -77,12 +84,12 @@ void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
 
 FsView ZoneFs::Impl::View() const {
   std::lock_guard<FsMutex> l(mu_);
-  return BuildViewLocked(false, nullptr);
+  return BuildViewLocked(false, nullptr, true);
 }
 
 Json ZoneFs::Impl::Metrics() const {
   std::lock_guard<FsMutex> l(mu_);
-  FsView v = BuildViewLocked(false, nullptr);
+  FsView v = BuildViewLocked(false, nullptr, false);
   uint64_t host = host_write_bytes_.load();
   auto kind = [&](FileKind k) { return zc_copy_bytes_[static_cast<int>(k)]; };
   uint64_t zc_total = 0;
@@ -147,7 +154,7 @@ Json ZoneFs::Impl::Metrics() const {
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
   std::lock_guard<FsMutex> l(mu_);
-  FsView v = BuildViewLocked(false, nullptr);
+  FsView v = BuildViewLocked(false, nullptr, true);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
     FileExtents fe;

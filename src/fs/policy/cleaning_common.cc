@@ -25,6 +25,7 @@ namespace {
 class NoCleaning : public CleaningPolicy {
  public:
   const char* name() const override { return "off"; }
+  bool NeedsFiles() const override { return false; }
   std::vector<uint32_t> PickVictims(const FsView&) override { return {}; }
 };
 

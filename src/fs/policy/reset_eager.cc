@@ -10,6 +10,7 @@ namespace {
 class EagerReset : public ResetPolicy {
  public:
   const char* name() const override { return "eager"; }
+  bool NeedsFiles() const override { return false; }
   std::vector<uint32_t> PickZonesToReset(const FsView& view) override { return ResettableAtOrPast(view, 0.0); }
 };
 

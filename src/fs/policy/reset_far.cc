@@ -25,6 +25,7 @@ class FarReset : public ResetPolicy {
  public:
   FarReset(double t, FarFunc func) : t_(t), func_(func) {}
   const char* name() const override { return "far"; }
+  bool NeedsFiles() const override { return false; }
   std::vector<uint32_t> PickZonesToReset(const FsView& view) override {
     return ResettableAtOrPast(view, FarThreshold(view.free_ratio(), t_, func_));
   }

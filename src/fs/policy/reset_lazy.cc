@@ -12,6 +12,7 @@ class LazyReset : public ResetPolicy {
  public:
   explicit LazyReset(double t_wp) : t_wp_(t_wp) {}
   const char* name() const override { return "lazy"; }
+  bool NeedsFiles() const override { return false; }
   std::vector<uint32_t> PickZonesToReset(const FsView& view) override { return ResettableAtOrPast(view, t_wp_); }
 
  private:

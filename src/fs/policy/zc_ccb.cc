@@ -18,6 +18,7 @@ class CcbCleaning : public CleaningPolicy {
  public:
   explicit CcbCleaning(double trigger_pct) : trigger_(trigger_pct) {}
   const char* name() const override { return "ccb"; }
+  bool NeedsFiles() const override { return false; }
 
   std::vector<uint32_t> PickVictims(const FsView& view) override {
     if (!BelowFreeTrigger(view, trigger_)) return {};

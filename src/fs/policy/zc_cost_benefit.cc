@@ -12,6 +12,7 @@ class CostBenefitCleaning : public CleaningPolicy {
  public:
   explicit CostBenefitCleaning(double trigger_pct) : trigger_(trigger_pct) {}
   const char* name() const override { return "cost-benefit"; }
+  bool NeedsFiles() const override { return false; }
 
   std::vector<uint32_t> PickVictims(const FsView& view) override {
     if (!BelowFreeTrigger(view, trigger_)) return {};

@@ -20,6 +20,7 @@ class BlobDeferringCleaning : public CleaningPolicy {
   BlobDeferringCleaning(std::unique_ptr<CleaningPolicy> inner, double floor_pct)
       : inner_(std::move(inner)), floor_pct_(floor_pct), name_(std::string(inner_->name()) + "+defer-blob") {}
   const char* name() const override { return name_.c_str(); }
+  bool NeedsFiles() const override { return inner_->NeedsFiles(); }
 
   std::vector<uint32_t> PickVictims(const FsView& view) override {
     if (view.free_ratio() * 100.0 <= floor_pct_) return inner_->PickVictims(view);

@@ -11,6 +11,7 @@ class GreedyCleaning : public CleaningPolicy {
  public:
   explicit GreedyCleaning(double trigger_pct) : trigger_(trigger_pct) {}
   const char* name() const override { return "greedy"; }
+  bool NeedsFiles() const override { return false; }
 
   std::vector<uint32_t> PickVictims(const FsView& view) override {
     if (!BelowFreeTrigger(view, trigger_)) return {};

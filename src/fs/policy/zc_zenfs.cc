@@ -15,6 +15,7 @@ class ZenFsCleaning : public CleaningPolicy {
  public:
   ZenFsCleaning(double start_level_pct, double slope) : start_(start_level_pct), slope_(slope) {}
   const char* name() const override { return "zenfs"; }
+  bool NeedsFiles() const override { return false; }
 
   std::vector<uint32_t> PickVictims(const FsView& view) override {
     double free_pct = view.free_ratio() * 100.0;
