@@ -38,6 +38,16 @@ class RocksDbTest : public ::testing::Test {
     CloseDb();
     if (fs_) {
       EXPECT_EQ(FsckText(*fs_), "");
+      // No device command ran under the file system's lock (the tests run
+      // with ZONEKV_LOCK_CHECK=1, which would have aborted; this also holds
+      // without it).
+      Json m = fs_->Metrics();
+      const Json* lock = m.Find("lock");
+      ASSERT_NE(lock, nullptr) << m.Dump();
+      EXPECT_EQ(lock->Find("device_calls_held")->number(), 0) << m.Dump();
+      for (const char* k : {"hold_us", "wait_us"}) {
+        for (const char* q : {"p50", "p99", "max"}) EXPECT_NE(lock->Find(k)->Find(q), nullptr) << k << "." << q;
+      }
     }
   }
 
@@ -215,9 +225,9 @@ TEST_F(RocksDbCleaningTest, ModelHoldsWhileZonesAreCleaned) {
     if (round % 3 == 2) CheckModel();
   }
   Json m = fs_->Metrics();
-  std::printf("cleaning under RocksDB: resets_zc %.0f, zc_copy_bytes %.0f, fs_waf %.3f\n",
+  std::printf("cleaning under RocksDB: resets_zc %.0f, zc_copy_bytes %.0f, fs_waf %.3f\nlock %s\njournal %s\n",
               m.Find("resets_zc")->number(), m.Find("zc_copy_bytes")->Find("total")->number(),
-              m.Find("fs_waf")->number());
+              m.Find("fs_waf")->number(), m.Find("lock")->Dump().c_str(), m.Find("journal")->Dump().c_str());
   EXPECT_GT(m.Find("resets_zc")->number(), 0) << m.Dump();
   EXPECT_GT(m.Find("zc_copy_bytes")->Find("total")->number(), 0);
   EXPECT_GT(m.Find("fs_waf")->number(), 1.0);
