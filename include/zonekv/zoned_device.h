@@ -147,7 +147,8 @@ class ZonedDevice {
 
 // Opens a device from a spec string (see `zonekv device --help`):
 //   ram:zones=64,zone_size=64M[,zone_cap=..,block_size=..,max_open=..,max_active=..,
-//       auto_close=0|1,timing=none|confzns,time_scale=..,finish=free|pad,...]
+//       auto_close=0|1,timing=none|zn540|confzns|confznspp|cosmos,time_scale=..,
+//       finish=free|pad, timing overrides; docs/device-timing.md]
 //   meta:<same keys>                metadata-only backing (reads return zeros)
 //   file:PATH                       an existing image created by `zonekv device create`
 //   zbd:/dev/nvme0n1                a Linux host-managed zoned block device
