@@ -108,7 +108,7 @@ TimingModel::TimingModel(const TimingOptions& options, const DeviceGeometry& geo
     : options_(options),
       zone_cap_bytes_(geometry.zone_capacity_bytes),
       zone_dies_(options.zone_channels * options.dies),
-      rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
+      rng_((options.seed * 0x9E3779B97F4A7C15ull) | 1),  // never 0: xorshift would stay 0
       channels_(options.channels),
       dies_(static_cast<size_t>(options.channels) * options.dies),
       zones_(geometry.nr_zones) {
