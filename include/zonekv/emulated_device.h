@@ -13,8 +13,9 @@
 //     fdatasync. The image is locked (flock) while open.
 //
 // Optional models:
-//   - timing (TimingOptions): a ConfZNS-like flash model; callers block
-//     until the modelled completion time of their command.
+//   - timing (TimingOptions): a ZNS SSD model with a controller stage, a
+//     per-zone write buffer and dies x channels; callers block, outside any
+//     lock, until the modelled completion time of their command.
 //   - FINISH (FinishModel): free, or pad the rest of the zone with dummy
 //     bytes that count as device writes (device-level write amplification).
 #pragma once
@@ -24,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zonekv/zoned_device.h"
@@ -34,47 +36,95 @@ class DeviceBacking;  // src/device/backing.h
 class TimingModel;    // src/device/timing_model.h
 struct PersistedZone;  // src/device/backing.h
 
-// A ConfZNS-style flash timing model. Zone z is striped over
-// `zone_channels` channels (channel group z % (channels / zone_channels));
-// inside a zone, flash pages are interleaved channel first, then die, then
-// plane. A write transfers each page over its channel, then programs it on
-// its plane when the page is complete; a read senses the page on its plane,
-// then transfers it. Every channel and every plane has a busy-until time.
-struct TimingOptions {
-  bool enabled = false;           // `timing=none` (false) or `timing=confzns`
-  uint32_t channels = 8;
-  uint32_t dies = 2;              // dies (ways) per channel
-  uint32_t planes = 1;            // planes per die
-  uint64_t page_size_bytes = 16384;
-  double read_us = 65;            // page sense
-  double program_us = 450;        // page program
-  double xfer_us = 25;            // one full page over a channel
-  double erase_us = 2000;         // block erase (charged on every plane of a zone by Reset)
-  uint32_t zone_channels = 8;     // channels one zone is striped over; divides `channels`
-  double time_scale = 1.0;        // every modelled latency is multiplied by this (0.1 = 10x faster)
-
-  // The ConfZNS preset (65 us read, 450 us program, 25 us transfer, 2 ms
-  // erase, 8 channels x 2 dies, 16 KiB pages), enabled.
-  static TimingOptions ConfZns();
-  // InvalidArgument naming the key if the model is unusable with `g`.
-  Status Validate(const DeviceGeometry& g) const;
-  // Sequential write / read bandwidth of one zone in bytes per second of
-  // wall time (time_scale applied), when its planes are kept busy.
-  double ZoneWriteBandwidth() const;
-  double ZoneReadBandwidth() const;
-  // Latency of one page-sized read on an idle device, in wall microseconds.
-  double IdlePageReadUs() const;
-  // Modelled latency in wall microseconds of one write or read of `n_bytes`
-  // at the start of a zone of `g` on an idle device.
-  double IdleCommandUs(const DeviceGeometry& g, bool write, uint64_t n_bytes) const;
-  Json ToJson() const;
-};
-
 enum class FinishModel : uint8_t {
   kFree,  // Finish only moves the write pointer (QEMU, FEMU, ConfZNS)
-  kPad,   // Finish programs dummy data up to capacity (ConfZNS++); counted in
-          // DeviceCounters::finish_pad_bytes and charged program time. A
-          // zone finished while empty is not padded.
+  kPad,   // Finish programs dummy data up to capacity (ConfZNS++, the ZN540);
+          // counted in DeviceCounters::finish_pad_bytes and charged program
+          // time. A zone finished while empty is not padded.
+};
+
+// How a zone reset is charged (see TimingOptions).
+enum class ResetModel : uint8_t {
+  kBlocks,  // erase_us per erase block; a die erases its blocks of the zone
+            // one after another, the zone's dies work in parallel
+  kCurve,   // a piecewise-linear function of the written bytes (measured)
+};
+
+// The timing model of a ZNS SSD (docs/device-timing.md describes it and
+// gives the sources of every profile). Three stages:
+//  1. Controller and host interface, shared by the whole device: every
+//     command occupies the controller for write_cmd_us / read_cmd_us
+//     (exponentially distributed around that mean with `jitter`); then a
+//     write's payload crosses the host link (link_mb_s) and a fixed latency
+//     follows (write_lat_us). Independently, all writes share a sustained
+//     bandwidth write_mb_s, and all reads read_mb_s.
+//  2. A per-zone write buffer of wb_units one-shot program units of
+//     unit_bytes. With early_completion a write completes once its bytes are
+//     in the buffer, else once the units it filled are programmed. A full
+//     unit is transferred over its channel (xfer_us per page) and programmed
+//     on its die (program_us); its buffer slot frees when the program ends,
+//     and a write that needs a slot while all are taken waits. Reads of data
+//     still in the buffer cost the interface only.
+//  3. Flash: channels x dies with busy-until times. Zone z is striped over
+//     zone_channels channels (channel group z % (channels / zone_channels))
+//     and all their dies, unit by unit, channel first. A read senses every
+//     touched page on its die (read_us), then transfers it over the channel.
+// A reset erases on the zone's dies (ResetModel); a finish drains the
+// buffer and, with FinishModel::kPad, programs padding through it. Flush
+// drains every zone's buffer. Every duration is multiplied by time_scale.
+struct TimingOptions {
+  std::string profile = "none";  // the preset the values started from
+  bool enabled = false;
+
+  // Controller and host interface.
+  double write_cmd_us = 0;  // controller time per write (limits write IOPS)
+  double read_cmd_us = 0;   // controller time per read (limits read IOPS)
+  bool jitter = false;      // controller times exponential around those means
+  uint64_t seed = 1;        // of the jitter; the model is deterministic given it
+  double link_mb_s = 0;     // host link rate in the latency of one write, MB/s (0 = instant)
+  double write_lat_us = 0;  // fixed latency of a write after the controller stage
+  double read_lat_us = 0;   // fixed latency of a read after its data is ready
+  double append_us = 0;     // extra latency of a zone append over a write
+  double mgmt_us = 0;       // open, close, and finish of an empty zone
+  double write_mb_s = 0;    // sustained write bandwidth of the device, MB/s (0 = unlimited)
+  double read_mb_s = 0;     // sustained read bandwidth of the device, MB/s (0 = unlimited)
+
+  // Flash organisation and latencies.
+  uint32_t channels = 8;
+  uint32_t dies = 2;                 // dies (LUNs, ways) per channel
+  uint32_t zone_channels = 8;        // channels a zone is striped over; divides `channels`
+  uint64_t page_size_bytes = 16384;  // read unit
+  uint64_t unit_bytes = 16384;       // one-shot program unit, a multiple of the page
+  double read_us = 65;               // page sense
+  double program_us = 450;           // one unit
+  double xfer_us = 25;               // one page over a channel
+  uint32_t wb_units = 16;            // write buffer of each zone, in units
+  bool early_completion = false;     // writes complete when buffered (else when programmed)
+
+  // Reset.
+  ResetModel reset = ResetModel::kBlocks;
+  double erase_us = 2000;          // kBlocks: one erase block
+  uint64_t erase_block_bytes = 0;  // kBlocks: 0 = a zone's share of a die is one block
+  bool partial_reset = false;      // kBlocks: erase only the blocks that were written
+  // kCurve: (written bytes, reset latency us) points with increasing bytes;
+  // linear between them, extended beyond the last two.
+  std::vector<std::pair<uint64_t, double>> reset_curve;
+
+  double time_scale = 1.0;  // every modelled latency is multiplied by this (0.1 = 10x faster)
+
+  // Sets *timing to the named profile (see ProfileNames) and *finish to the
+  // finish model its device uses. InvalidArgument for an unknown name.
+  static Status Profile(const std::string& name, TimingOptions* timing, FinishModel* finish);
+  static const char* ProfileNames();  // "none, zn540, confzns, confznspp, cosmos"
+  // InvalidArgument naming the key if the model is unusable with `g`.
+  Status Validate(const DeviceGeometry& g) const;
+  // Sustained sequential write bandwidth of the whole device, in bytes per
+  // second of wall time (time_scale applied), with enough zones written at
+  // once: the least of the controller, channel and die limits. 0 when the
+  // model is off or time_scale is 0 (no limit).
+  double SustainedWriteBandwidth() const;
+  // The profile and every effective parameter.
+  Json ToJson() const;
 };
 
 struct EmulatedDeviceOptions {
@@ -146,8 +196,13 @@ class EmulatedDevice final : public ZonedDevice {
   // Moves zone z to `to`, keeping the open/active counts and the implicit
   // open list in step. REQUIRES: mu_ held.
   void TransitionLocked(uint32_t zone, ZoneState to);
-  // Writes at the zone's write pointer. REQUIRES: zone_mu_[zone] held.
-  Status WriteAtWp(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes);
+  // Writes at the zone's write pointer; *done is the modelled completion
+  // time (0 without timing), to wait for once the locks are released.
+  // REQUIRES: zone_mu_[zone] held.
+  Status WriteAtWp(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes, bool append,
+                   int64_t* done);
+  // The state change of CloseZone (takes mu_).
+  Status ApplyClose(uint32_t zone);
   // Persists the zone table entry of `zone` as it would be after a power
   // cycle. REQUIRES: zone_mu_[zone] held.
   Status PersistZone(uint32_t zone, ZoneState state, uint64_t wp_bytes, uint64_t reset_count);
@@ -157,6 +212,7 @@ class EmulatedDevice final : public ZonedDevice {
   EmulatedDeviceOptions options_;
   std::unique_ptr<DeviceBacking> backing_;
   std::unique_ptr<TimingModel> timing_;  // null when timing is off
+  int64_t opened_ns_ = 0;                // steady clock when the device was opened
   // zone_mu_[z] serializes commands that move zone z's write pointer or
   // persisted state. Lock order: zone_mu_[z], then mu_.
   std::unique_ptr<std::mutex[]> zone_mu_;

@@ -97,9 +97,18 @@ struct DeviceCounters {
   uint64_t opens = 0, closes = 0, auto_closes = 0;
   uint64_t transitions = 0;         // zone state changes of any kind
   uint64_t busy_wait_us = 0;        // time callers spent blocked by the timing model
+  // Timing model (all 0 when timing is off):
+  uint32_t dies = 0;                // dies of the modelled flash
+  uint64_t die_busy_us = 0;         // summed over dies: sense, transfer, program, erase
+  uint64_t elapsed_us = 0;          // wall time since the device was opened
+  uint64_t buffer_waits = 0;        // writes that waited for a free write-buffer unit
+  uint64_t buffer_wait_us = 0;      // modelled time those writes waited
+  uint64_t buffer_reads = 0;        // reads served at least partly from the write buffer
 
   // (host + padding) / host; 1.0 when nothing was written.
   double dlwa() const;
+  // Mean over dies of busy time / elapsed wall time; 0 without timing.
+  double busy_ratio() const;
   Json ToJson() const;
 };
 
@@ -138,7 +147,8 @@ class ZonedDevice {
 
 // Opens a device from a spec string (see `zonekv device --help`):
 //   ram:zones=64,zone_size=64M[,zone_cap=..,block_size=..,max_open=..,max_active=..,
-//       auto_close=0|1,timing=none|confzns,time_scale=..,finish=free|pad,...]
+//       auto_close=0|1,timing=none|zn540|confzns|confznspp|cosmos,time_scale=..,
+//       finish=free|pad, timing overrides; docs/device-timing.md]
 //   meta:<same keys>                metadata-only backing (reads return zeros)
 //   file:PATH                       an existing image created by `zonekv device create`
 //   zbd:/dev/nvme0n1                a Linux host-managed zoned block device

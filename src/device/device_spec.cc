@@ -12,10 +12,15 @@ namespace {
 
 const std::set<std::string> kGeometryKeys = {"zones", "zone_size", "zone_cap", "block_size", "max_open",
                                              "max_active"};
-const std::set<std::string> kRuntimeKeys = {"auto_close", "finish",    "timing",     "channels",
-                                            "dies",       "planes",    "page_size",  "read_us",
-                                            "program_us", "xfer_us",   "erase_us",   "zone_channels",
-                                            "time_scale"};
+const std::set<std::string> kRuntimeKeys = {"auto_close", "finish", "timing", "time_scale"};
+// Keys that override a value of the timing profile.
+const std::set<std::string> kTimingKeys = {
+    "write_cmd_us", "read_cmd_us", "jitter",    "seed",          "link_mb_s",  "write_lat_us",
+    "read_lat_us",  "append_us",   "mgmt_us",   "write_mb_s",    "read_mb_s",  "channels",
+    "dies",         "zone_channels", "page_size", "unit_size",   "read_us",    "program_us",
+    "xfer_us",      "wb_units",    "early_completion", "erase_us", "erase_block", "partial_reset"};
+// Keys of the blocks reset model only.
+const std::set<std::string> kEraseKeys = {"erase_us", "erase_block", "partial_reset"};
 
 Status KeyError(const std::string& key, const Status& s) {
   return Status::InvalidArgument("device spec key '" + key + "': " + s.message());
@@ -40,6 +45,53 @@ Status GetDouble(const std::string& key, const std::string& value, double* out) 
   return s.ok() ? s : KeyError(key, s);
 }
 
+Status GetBool(const std::string& key, const std::string& value, bool* out) {
+  if (value != "0" && value != "1") {
+    return Status::InvalidArgument("device spec key '" + key + "': '" + value + "' is not 0 or 1");
+  }
+  *out = value == "1";
+  return Status::OK();
+}
+
+std::string KnownKeys() {
+  std::string all;
+  for (const auto* set : {&kGeometryKeys, &kRuntimeKeys, &kTimingKeys}) {
+    for (const std::string& k : *set) all += (all.empty() ? "" : ", ") + k;
+  }
+  return all;
+}
+
+Status SetTimingKey(const std::string& key, const std::string& value, TimingOptions* t) {
+  if (key == "channels") return GetU32(key, value, &t->channels);
+  if (key == "dies") return GetU32(key, value, &t->dies);
+  if (key == "zone_channels") return GetU32(key, value, &t->zone_channels);
+  if (key == "wb_units") return GetU32(key, value, &t->wb_units);
+  if (key == "page_size") return GetBytes(key, value, &t->page_size_bytes);
+  if (key == "unit_size") return GetBytes(key, value, &t->unit_bytes);
+  if (key == "erase_block") return GetBytes(key, value, &t->erase_block_bytes);
+  if (key == "jitter") return GetBool(key, value, &t->jitter);
+  if (key == "early_completion") return GetBool(key, value, &t->early_completion);
+  if (key == "partial_reset") return GetBool(key, value, &t->partial_reset);
+  if (key == "seed") {
+    Status s = ParseUint(value, &t->seed);
+    return s.ok() ? s : KeyError(key, s);
+  }
+  double* d = key == "write_cmd_us"   ? &t->write_cmd_us
+              : key == "read_cmd_us"  ? &t->read_cmd_us
+              : key == "link_mb_s"    ? &t->link_mb_s
+              : key == "write_lat_us" ? &t->write_lat_us
+              : key == "read_lat_us"  ? &t->read_lat_us
+              : key == "append_us"    ? &t->append_us
+              : key == "mgmt_us"      ? &t->mgmt_us
+              : key == "write_mb_s"   ? &t->write_mb_s
+              : key == "read_mb_s"    ? &t->read_mb_s
+              : key == "read_us"      ? &t->read_us
+              : key == "program_us"   ? &t->program_us
+              : key == "xfer_us"      ? &t->xfer_us
+              : &t->erase_us;
+  return GetDouble(key, value, d);
+}
+
 }  // namespace
 
 Status ParseEmulatedOptions(const std::string& keys, bool runtime_only, EmulatedDeviceOptions* options) {
@@ -62,11 +114,12 @@ Status ParseEmulatedOptions(const std::string& keys, bool runtime_only, Emulated
                                      "' is fixed when an image is created (zonekv device create); it cannot be "
                                      "given when opening one");
     }
-    if (!kGeometryKeys.count(key) && !kRuntimeKeys.count(key)) {
-      return Status::InvalidArgument("unknown device spec key '" + key + "' (known: zones, zone_size, zone_cap, "
-                                     "block_size, max_open, max_active, auto_close, finish, timing, channels, dies, "
-                                     "planes, page_size, read_us, program_us, xfer_us, erase_us, zone_channels, "
-                                     "time_scale)");
+    if (key == "planes") {
+      return Status::InvalidArgument("device spec key 'planes' is gone: the timing model programs one-shot units "
+                                     "of unit_size bytes (see docs/device-timing.md)");
+    }
+    if (!kGeometryKeys.count(key) && !kRuntimeKeys.count(key) && !kTimingKeys.count(key)) {
+      return Status::InvalidArgument("unknown device spec key '" + key + "' (known: " + KnownKeys() + ")");
     }
     if (kv.count(key)) return Status::InvalidArgument("device spec key '" + key + "' is given twice");
     kv[key] = value;
@@ -74,10 +127,8 @@ Status ParseEmulatedOptions(const std::string& keys, bool runtime_only, Emulated
 
   EmulatedDeviceOptions& o = *options;
   if (kv.count("timing")) {
-    const std::string& t = kv["timing"];
-    if (t == "none") o.timing = TimingOptions();
-    else if (t == "confzns") o.timing = TimingOptions::ConfZns();
-    else return Status::InvalidArgument("device spec key 'timing': '" + t + "' is not none or confzns");
+    Status s = TimingOptions::Profile(kv["timing"], &o.timing, &o.finish);
+    if (!s.ok()) return KeyError("timing", s);
   }
   if (kv.count("finish")) {
     const std::string& f = kv["finish"];
@@ -85,11 +136,9 @@ Status ParseEmulatedOptions(const std::string& keys, bool runtime_only, Emulated
     else if (f == "pad") o.finish = FinishModel::kPad;
     else return Status::InvalidArgument("device spec key 'finish': '" + f + "' is not free or pad");
   }
-  bool timing_key_given = false;
   for (auto& [key, value] : kv) {
     Status s;
     DeviceGeometry& g = o.geometry;
-    TimingOptions& t = o.timing;
     if (key == "timing" || key == "finish") continue;
     if (key == "zones") s = GetU32(key, value, &g.nr_zones);
     else if (key == "zone_size") s = GetBytes(key, value, &g.zone_size_bytes);
@@ -102,27 +151,20 @@ Status ParseEmulatedOptions(const std::string& keys, bool runtime_only, Emulated
       if (s.ok() && b > UINT32_MAX) s = Status::InvalidArgument("device spec key 'block_size': too large");
       g.block_size = static_cast<uint32_t>(b);
     } else if (key == "auto_close") {
-      if (value != "0" && value != "1") {
-        return Status::InvalidArgument("device spec key 'auto_close': '" + value + "' is not 0 or 1");
-      }
-      o.auto_close = value == "1";
+      s = GetBool(key, value, &o.auto_close);
     } else {
-      timing_key_given = true;
-      if (key == "channels") s = GetU32(key, value, &t.channels);
-      else if (key == "dies") s = GetU32(key, value, &t.dies);
-      else if (key == "planes") s = GetU32(key, value, &t.planes);
-      else if (key == "zone_channels") s = GetU32(key, value, &t.zone_channels);
-      else if (key == "page_size") s = GetBytes(key, value, &t.page_size_bytes);
-      else if (key == "read_us") s = GetDouble(key, value, &t.read_us);
-      else if (key == "program_us") s = GetDouble(key, value, &t.program_us);
-      else if (key == "xfer_us") s = GetDouble(key, value, &t.xfer_us);
-      else if (key == "erase_us") s = GetDouble(key, value, &t.erase_us);
-      else if (key == "time_scale") s = GetDouble(key, value, &t.time_scale);
+      if (!o.timing.enabled) {
+        return Status::InvalidArgument("device spec key '" + key + "' needs a timing profile (timing=" +
+                                       "zn540|confzns|confznspp|cosmos)");
+      }
+      if (kEraseKeys.count(key) && o.timing.reset != ResetModel::kBlocks) {
+        return Status::InvalidArgument("device spec key '" + key + "': profile " + o.timing.profile +
+                                       " resets along its measured latency curve; erase keys apply to "
+                                       "block-erase profiles (confzns, confznspp, cosmos)");
+      }
+      s = key == "time_scale" ? GetDouble(key, value, &o.timing.time_scale) : SetTimingKey(key, value, &o.timing);
     }
     ZONEKV_RETURN_IF_ERROR(s);
-  }
-  if (timing_key_given && !o.timing.enabled) {
-    return Status::InvalidArgument("device spec: timing keys (channels, read_us, ...) need timing=confzns");
   }
   if (!runtime_only) {
     if (!kv.count("zones")) return Status::InvalidArgument("device spec: 'zones' is required (e.g. zones=64)");

@@ -34,6 +34,7 @@ EmulatedDevice::EmulatedDevice(const EmulatedDeviceOptions& options, std::unique
       zone_mu_(new std::mutex[options.geometry.nr_zones]),
       zones_(options.geometry.nr_zones) {
   if (options_.timing.enabled) timing_ = std::make_unique<TimingModel>(options_.timing, options_.geometry);
+  opened_ns_ = TimingModel::NowNs();
 }
 
 EmulatedDevice::~EmulatedDevice() = default;
@@ -234,7 +235,7 @@ Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
       wp = zones_[z].wp_bytes;
     }
     // The modelled flash time runs while the data is copied.
-    if (timing_) done = std::max(done, timing_->Read(z, rel, chunk, TimingModel::NowNs()));
+    if (timing_) done = std::max(done, timing_->Read(z, rel, chunk, wp, TimingModel::NowNs()));
     char* out = buf + (off - offset_bytes);
     uint64_t visible = wp > rel ? std::min(chunk, wp - rel) : 0;
     if (visible > 0) ZONEKV_RETURN_IF_ERROR(backing_->Read(z, rel, visible, out));
@@ -250,10 +251,10 @@ Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
   return Status::OK();
 }
 
-Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes) {
+Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes, bool append,
+                                 int64_t* done) {
   const DeviceGeometry& g = options_.geometry;
   const uint64_t rel = offset_bytes - uint64_t{zone} * g.zone_size_bytes;
-  int64_t done = 0;
   uint64_t reset_count;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -281,7 +282,7 @@ Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const cha
     }
     ZONEKV_RETURN_IF_ERROR(OpenForWriteLocked(zone, false));
     reset_count = zn.reset_count;
-    if (timing_) done = timing_->Write(zone, rel, n_bytes, TimingModel::NowNs());
+    if (timing_) *done = timing_->Write(zone, rel, n_bytes, append, TimingModel::NowNs());
   }
   // Data first, then the write pointer: nothing past a WP is ever visible.
   const uint64_t new_wp = rel + n_bytes;
@@ -295,7 +296,6 @@ Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const cha
     counters_.writes++;
     counters_.host_write_bytes += n_bytes;
   }
-  WaitUntil(done);
   return Status::OK();
 }
 
@@ -303,8 +303,13 @@ Status EmulatedDevice::Write(uint64_t offset_bytes, const char* data, size_t n_b
   ZONEKV_RETURN_IF_ERROR(CheckAligned(offset_bytes, n_bytes, "write"));
   if (n_bytes == 0) return Status::InvalidArgument("write at offset " + std::to_string(offset_bytes) + " has length 0");
   uint32_t zone = ZoneOf(offset_bytes);
-  std::lock_guard<std::mutex> zl(zone_mu_[zone]);
-  return WriteAtWp(zone, offset_bytes, data, n_bytes);
+  int64_t done = 0;
+  {
+    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    ZONEKV_RETURN_IF_ERROR(WriteAtWp(zone, offset_bytes, data, n_bytes, false, &done));
+  }
+  WaitUntil(done);
+  return Status::OK();
 }
 
 Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) {
@@ -315,25 +320,39 @@ Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, u
                                    ": length must be a positive multiple of the block size " +
                                    std::to_string(g.block_size));
   }
-  std::lock_guard<std::mutex> zl(zone_mu_[zone]);
   uint64_t at;
+  int64_t done = 0;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    at = uint64_t{zone} * g.zone_size_bytes + zones_[zone].wp_bytes;
+    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      at = uint64_t{zone} * g.zone_size_bytes + zones_[zone].wp_bytes;
+    }
+    ZONEKV_RETURN_IF_ERROR(WriteAtWp(zone, at, data, n_bytes, true, &done));
   }
-  ZONEKV_RETURN_IF_ERROR(WriteAtWp(zone, at, data, n_bytes));
   *written_at_bytes = at;
+  WaitUntil(done);
   return Status::OK();
 }
 
 Status EmulatedDevice::OpenZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "open"));
-  std::lock_guard<std::mutex> l(mu_);
-  return OpenForWriteLocked(zone, true);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ZONEKV_RETURN_IF_ERROR(OpenForWriteLocked(zone, true));
+  }
+  if (timing_) WaitUntil(timing_->Manage(TimingModel::NowNs()));
+  return Status::OK();
 }
 
 Status EmulatedDevice::CloseZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "close"));
+  Status s = ApplyClose(zone);
+  if (s.ok() && timing_) WaitUntil(timing_->Manage(TimingModel::NowNs()));
+  return s;
+}
+
+Status EmulatedDevice::ApplyClose(uint32_t zone) {
   std::lock_guard<std::mutex> l(mu_);
   Zone& zn = zones_[zone];
   switch (zn.state) {
@@ -358,35 +377,44 @@ Status EmulatedDevice::CloseZone(uint32_t zone) {
 Status EmulatedDevice::FinishZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "finish"));
   const DeviceGeometry& g = options_.geometry;
-  std::lock_guard<std::mutex> zl(zone_mu_[zone]);
-  uint64_t wp, reset_count, pad = 0;
   int64_t done = 0;
+  bool more = false;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    const Zone& zn = zones_[zone];
-    switch (zn.state) {
-      case ZoneState::kOffline:
-        return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
-      case ZoneState::kReadOnly:
-        return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be finished");
-      case ZoneState::kFull:
-        return Status::OK();
-      default:
-        break;
+    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    uint64_t wp, reset_count, pad = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      const Zone& zn = zones_[zone];
+      switch (zn.state) {
+        case ZoneState::kOffline:
+          return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
+        case ZoneState::kReadOnly:
+          return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be finished");
+        case ZoneState::kFull:
+          return Status::OK();
+        default:
+          break;
+      }
+      wp = zn.wp_bytes;
+      reset_count = zn.reset_count;
+      if (options_.finish == FinishModel::kPad && wp > 0) pad = g.zone_capacity_bytes - wp;
     }
-    wp = zn.wp_bytes;
-    reset_count = zn.reset_count;
-    if (options_.finish == FinishModel::kPad && wp > 0) pad = g.zone_capacity_bytes - wp;
-    if (timing_ && pad > 0) done = timing_->Write(zone, wp, pad, TimingModel::NowNs());
+    if (wp < g.zone_capacity_bytes) ZONEKV_RETURN_IF_ERROR(backing_->Zero(zone, wp, g.zone_capacity_bytes - wp));
+    ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kFull, g.zone_capacity_bytes, reset_count));
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      TransitionLocked(zone, ZoneState::kFull);
+      zones_[zone].wp_bytes = g.zone_capacity_bytes;
+      counters_.finishes++;
+      counters_.finish_pad_bytes += pad;
+    }
+    if (timing_) done = timing_->Finish(zone, wp, pad > 0, TimingModel::NowNs(), &more);
   }
-  if (wp < g.zone_capacity_bytes) ZONEKV_RETURN_IF_ERROR(backing_->Zero(zone, wp, g.zone_capacity_bytes - wp));
-  ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kFull, g.zone_capacity_bytes, reset_count));
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    TransitionLocked(zone, ZoneState::kFull);
-    zones_[zone].wp_bytes = g.zone_capacity_bytes;
-    counters_.finishes++;
-    counters_.finish_pad_bytes += pad;
+  // The padding is booked step by step while the caller waits, so that it
+  // interleaves with the other zones' commands.
+  while (more) {
+    WaitUntil(done);
+    done = timing_->ContinueFinish(zone, TimingModel::NowNs(), &more);
   }
   WaitUntil(done);
   return Status::OK();
@@ -394,31 +422,29 @@ Status EmulatedDevice::FinishZone(uint32_t zone) {
 
 Status EmulatedDevice::ResetZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "reset"));
-  std::lock_guard<std::mutex> zl(zone_mu_[zone]);
-  uint64_t reset_count;
   int64_t done = 0;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    const Zone& zn = zones_[zone];
-    switch (zn.state) {
-      case ZoneState::kOffline:
-        return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
-      case ZoneState::kReadOnly:
-        return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be reset");
-      case ZoneState::kEmpty:
-        return Status::OK();
-      default:
-        break;
+    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    uint64_t reset_count;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      const Zone& zn = zones_[zone];
+      switch (zn.state) {
+        case ZoneState::kOffline:
+          return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
+        case ZoneState::kReadOnly:
+          return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be reset");
+        case ZoneState::kEmpty:
+          return Status::OK();
+        default:
+          break;
+      }
+      reset_count = zn.reset_count + 1;
+      // Erasing blocks that were never programmed costs nothing.
+      if (timing_) done = timing_->Reset(zone, zn.wp_bytes, TimingModel::NowNs());
     }
-    reset_count = zn.reset_count + 1;
-    // Erasing blocks that were never programmed costs nothing.
-    if (timing_ && (zn.wp_bytes > 0 || zn.state == ZoneState::kFull)) {
-      done = timing_->Erase(zone, TimingModel::NowNs());
-    }
-  }
-  ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kEmpty, 0, reset_count));
-  ZONEKV_RETURN_IF_ERROR(backing_->Discard(zone));
-  {
+    ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kEmpty, 0, reset_count));
+    ZONEKV_RETURN_IF_ERROR(backing_->Discard(zone));
     std::lock_guard<std::mutex> l(mu_);
     TransitionLocked(zone, ZoneState::kEmpty);
     zones_[zone].wp_bytes = 0;
@@ -448,11 +474,28 @@ Status EmulatedDevice::SetZoneCondition(uint32_t zone, ZoneState state) {
   return Status::OK();
 }
 
-Status EmulatedDevice::Flush() { return backing_->Sync(); }
+Status EmulatedDevice::Flush() {
+  ZONEKV_RETURN_IF_ERROR(backing_->Sync());
+  if (timing_) WaitUntil(timing_->Flush(TimingModel::NowNs()));
+  return Status::OK();
+}
 
 DeviceCounters EmulatedDevice::counters() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return counters_;
+  DeviceCounters c;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    c = counters_;
+  }
+  if (timing_) {
+    TimingModel::Stats st = timing_->stats();
+    c.dies = st.dies;
+    c.die_busy_us = static_cast<uint64_t>(st.die_busy_ns / 1000);
+    c.elapsed_us = static_cast<uint64_t>((TimingModel::NowNs() - opened_ns_) / 1000);
+    c.buffer_waits = st.buffer_waits;
+    c.buffer_wait_us = static_cast<uint64_t>(st.buffer_wait_ns / 1000);
+    c.buffer_reads = st.buffer_reads;
+  }
+  return c;
 }
 
 }  // namespace zonekv

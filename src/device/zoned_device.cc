@@ -62,6 +62,11 @@ double DeviceCounters::dlwa() const {
   return static_cast<double>(host_write_bytes + finish_pad_bytes) / static_cast<double>(host_write_bytes);
 }
 
+double DeviceCounters::busy_ratio() const {
+  if (dies == 0 || elapsed_us == 0) return 0.0;
+  return static_cast<double>(die_busy_us) / (static_cast<double>(dies) * static_cast<double>(elapsed_us));
+}
+
 Json DeviceCounters::ToJson() const {
   Json j = Json::Object();
   j.Set("host_read_bytes", host_read_bytes)
@@ -76,7 +81,14 @@ Json DeviceCounters::ToJson() const {
       .Set("closes", closes)
       .Set("auto_closes", auto_closes)
       .Set("transitions", transitions)
-      .Set("busy_wait_us", busy_wait_us);
+      .Set("busy_wait_us", busy_wait_us)
+      .Set("busy_ratio", busy_ratio())
+      .Set("dies", dies)
+      .Set("die_busy_us", die_busy_us)
+      .Set("elapsed_us", elapsed_us)
+      .Set("buffer_waits", buffer_waits)
+      .Set("buffer_wait_us", buffer_wait_us)
+      .Set("buffer_reads", buffer_reads);
   return j;
 }
 

@@ -1,12 +1,13 @@
 // `zonekv device`: create, inspect and benchmark emulated ZNS SSDs.
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "zonekv/device_bench.h"
 #include "zonekv/emulated_device.h"
 #include "zonekv/flags.h"
 
@@ -21,7 +22,7 @@ const char kDeviceUsage[] =
     "  create PATH    make an emulated ZNS SSD image file\n"
     "  info DEVICE    geometry, zone state counts and wear\n"
     "  report DEVICE  one line per zone, like blkzone report\n"
-    "  bench          throughput and latency of the emulator and its timing model\n"
+    "  bench          fio-like calibration figures beside a profile's published anchors\n"
     "\n"
     "DEVICE is an image path or a device spec:\n"
     "  file:PATH[,runtime keys]    an image made by `zonekv device create`\n"
@@ -29,11 +30,14 @@ const char kDeviceUsage[] =
     "  meta:<same keys>            metadata only: no payload, reads return zeros\n"
     "  zbd:/dev/nvme0n1            a Linux host-managed zoned block device (mq-deadline)\n"
     "Runtime keys (any kind): auto_close=0|1 (default 1), finish=free|pad,\n"
-    "  timing=none|confzns and, with confzns, channels, dies, planes, page_size,\n"
-    "  read_us, program_us, xfer_us, erase_us, zone_channels, time_scale\n"
-    "  (preset: 8 channels x 2 dies, 16K pages, 65/450/25 us read/program/transfer,\n"
-    "  2000 us erase; time_scale multiplies every latency).\n"
-    "\n"
+    "  timing=none|zn540|confzns|confznspp|cosmos (a ZNS SSD timing profile; it also\n"
+    "  sets finish: zn540 and confznspp pad), time_scale=F (every latency times F),\n"
+    "  and overrides of the profile's values: write_cmd_us, read_cmd_us, jitter, seed,\n"
+    "  link_mb_s, write_lat_us, read_lat_us, append_us, mgmt_us, write_mb_s, read_mb_s,\n"
+    "  channels, dies, zone_channels, page_size, unit_size, read_us, program_us,\n"
+    "  xfer_us, wb_units, early_completion, erase_us, erase_block, partial_reset\n"
+    "  (docs/device-timing.md).\n"
+"\n"
     "Run 'zonekv device <subcommand> --help' for its flags.\n";
 
 // The operation failed: exit code 1.
@@ -257,184 +261,94 @@ int Report(int argc, char** argv) {
 
 // --- bench ----------------------------------------------------------------
 
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// Writes then reads `total` bytes sequentially in `io`-byte commands, zone
-// after zone (resetting each zone first). Returns bytes/s of each phase.
-Status SequentialPass(ZonedDevice* dev, uint64_t total, uint64_t io, double* write_bps, double* read_bps) {
-  const DeviceGeometry& g = dev->geometry();
-  std::vector<char> buf(io);
-  for (size_t i = 0; i < buf.size(); i++) buf[i] = static_cast<char>(i * 131 + 7);
-  const uint64_t per_zone = g.zone_capacity_bytes / io * io;
-  if (per_zone == 0) return Status::InvalidArgument("--io_size " + std::to_string(io) + " exceeds the zone capacity");
-  const uint64_t zones_needed = (total + per_zone - 1) / per_zone;
-  if (zones_needed > g.nr_zones) {
-    return Status::InvalidArgument("--bytes " + std::to_string(total) + " does not fit on the device (" +
-                                   std::to_string(g.nr_zones * per_zone) + " bytes usable)");
-  }
-  for (uint32_t z = 0; z < zones_needed; z++) ZONEKV_RETURN_IF_ERROR(dev->ResetZone(z));
-  auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t done = 0; done < total; done += io) {
-    uint64_t z = done / per_zone, off = z * g.zone_size_bytes + done % per_zone;
-    ZONEKV_RETURN_IF_ERROR(dev->Write(off, buf.data(), io));
-  }
-  *write_bps = static_cast<double>(total) / Seconds(t0);
-  t0 = std::chrono::steady_clock::now();
-  for (uint64_t done = 0; done < total; done += io) {
-    uint64_t z = done / per_zone, off = z * g.zone_size_bytes + done % per_zone;
-    ZONEKV_RETURN_IF_ERROR(dev->Read(off, io, buf.data()));
-  }
-  *read_bps = static_cast<double>(total) / Seconds(t0);
-  return Status::OK();
-}
-
 int Bench(int argc, char** argv) {
   const std::string cmd = "device bench";
-  const char* synopsis = "[flags]";
+  const char* synopsis = "--device=SPEC [--json=FILE] [--quick] [--mode=wall|model] [--anchors=PROFILE]";
   Flags flags(cmd);
-  flags.Define("ram_bytes", "1G", "bytes written then read on the RAM device without timing");
-  flags.Define("ram_io_size", "1M", "command size on the RAM device");
-  flags.Define("timed_bytes", "64M", "bytes written then read per command size on the confzns device");
-  flags.Define("timed_io_sizes", "16K,128K,1M,4M,16M", "command sizes tried on the confzns device");
-  flags.Define("reads", "2000", "page-sized (16 KiB) reads timed one at a time on the confzns device");
-  flags.Define("timed_spec", "ram:zones=8,zone_size=64M,timing=confzns",
-               "the timed device (any spec with timing=confzns)");
-  flags.Define("json", "false", "print JSON", true);
+  flags.Define("device", "",
+               "the device to measure (any spec; it is reset and written). The ZN540's anchors hold for its "
+               "geometry: meta:zones=16,zone_size=2G,zone_cap=1077M,max_open=14,timing=zn540");
+  flags.Define("json", "", "also write the figures as JSON to this file");
+  flags.Define("quick", "false", "a quarter of the commands per figure", true);
+  flags.Define("mode", "wall",
+               "wall: real commands timed by the clock; model: the device's timing model in modelled time "
+               "(deterministic, emulated devices only)");
+  flags.Define("anchors", "", "profile whose published figures to compare with (default: the device's timing profile)");
+  flags.Define("seed", "1", "seed of the random read offsets");
   if (int rc = ParseFlags(&flags, argc, argv, cmd, synopsis); rc >= 0) return rc;
   if (!flags.positionals().empty()) return UsageError(cmd, "takes no positional arguments", flags, synopsis);
-  uint64_t ram_bytes, ram_io, timed_bytes, reads;
-  bool json;
-  Status s = flags.Bytes("ram_bytes", &ram_bytes);
-  if (s.ok()) s = flags.Bytes("ram_io_size", &ram_io);
-  if (s.ok()) s = flags.Bytes("timed_bytes", &timed_bytes);
-  if (s.ok()) s = flags.Uint("reads", &reads);
-  if (s.ok()) s = flags.Bool("json", &json);
-  std::vector<uint64_t> io_sizes;
-  for (size_t pos = 0; s.ok() && pos <= flags.Str("timed_io_sizes").size();) {
-    const std::string& list = flags.Str("timed_io_sizes");
-    size_t comma = std::min(list.find(',', pos), list.size());
-    uint64_t v = 0;
-    s = ParseBytes(list.substr(pos, comma - pos), &v);
-    if (!s.ok()) s = Status::InvalidArgument("--timed_io_sizes: " + s.message());
-    io_sizes.push_back(v);
-    pos = comma + 1;
+  if (flags.Str("device").empty()) return UsageError(cmd, "--device is required", flags, synopsis);
+  const std::string mode = flags.Str("mode");
+  if (mode != "wall" && mode != "model") {
+    return BadFlag(cmd, Status::InvalidArgument("--mode '" + mode + "' is not wall or model"));
   }
-  if (s.ok() && (ram_io == 0 || ram_bytes % ram_io != 0 || ram_io % 4096 != 0)) {
-    s = Status::InvalidArgument("--ram_bytes must be a multiple of --ram_io_size, itself a multiple of 4096");
-  }
-  for (uint64_t io : io_sizes) {
-    if (s.ok() && (io == 0 || io % 4096 != 0 || timed_bytes % io != 0)) {
-      s = Status::InvalidArgument("--timed_io_sizes: " + std::to_string(io) +
-                                  " must be a multiple of 4096 dividing --timed_bytes");
-    }
-  }
+  BenchOptions options;
+  Status s = flags.Bool("quick", &options.quick);
+  if (s.ok()) s = flags.Uint("seed", &options.seed);
   if (!s.ok()) return BadFlag(cmd, s);
-  Json out = Json::Object();
 
-  // 1. RAM, no timing: memcpy speed, once into fresh memory (page faults)
-  // and once more into the same zones after resetting them.
-  {
-    const uint64_t zone = 256ull << 20;
-    const uint64_t zones = std::max<uint64_t>((ram_bytes + zone - 1) / zone, 1);
-    std::unique_ptr<ZonedDevice> dev;
-    s = OpenDevice("ram:zones=" + std::to_string(zones) + ",zone_size=256M", &dev);
-    double w1 = 0, r1 = 0, w2 = 0, r2 = 0;
-    if (s.ok()) s = SequentialPass(dev.get(), ram_bytes, ram_io, &w1, &r1);
-    if (s.ok()) s = SequentialPass(dev.get(), ram_bytes, ram_io, &w2, &r2);
-    if (!s.ok()) return Fail(cmd, s);
-    Json j = Json::Object();
-    j.Set("bytes", ram_bytes)
-        .Set("io_size", ram_io)
-        .Set("first_write_gb_s", w1 / 1e9)
-        .Set("write_gb_s", w2 / 1e9)
-        .Set("read_gb_s", r2 / 1e9);
-    out.Set("ram", j);
-    if (!json) {
-      std::printf("RAM backing, timing none, one thread, %s in %s commands:\n", HumanBytes(ram_bytes).c_str(),
-                  HumanBytes(ram_io).c_str());
-      std::printf("  sequential write %7.2f GB/s (first touch of the memory: %.2f GB/s)\n", w2 / 1e9, w1 / 1e9);
-      std::printf("  sequential read  %7.2f GB/s\n\n", r2 / 1e9);
-    }
-  }
-
-  // 2. The timed device: bandwidth per command size against the model.
   std::unique_ptr<ZonedDevice> dev;
-  s = OpenDevice(flags.Str("timed_spec"), &dev);
-  if (!s.ok()) return Fail(cmd, s);
+  s = OpenNamed(flags.Str("device"), &dev);
+  if (!s.ok()) return BadFlag(cmd, s);
   auto* emu = dynamic_cast<EmulatedDevice*>(dev.get());
-  if (emu == nullptr || !emu->options().timing.enabled) {
-    return BadFlag(cmd, Status::InvalidArgument("--timed_spec must be an emulated device with timing=confzns"));
+  const TimingOptions timing = emu != nullptr ? emu->options().timing : TimingOptions();
+  std::string profile = flags.Str("anchors").empty() ? timing.profile : flags.Str("anchors");
+  if (!flags.Str("anchors").empty()) {
+    TimingOptions unused;
+    FinishModel f;
+    s = TimingOptions::Profile(profile, &unused, &f);
+    if (!s.ok()) return BadFlag(cmd, Status::InvalidArgument("--anchors: " + s.message()));
   }
-  const TimingOptions& t = emu->options().timing;
-  const double model_w = t.ZoneWriteBandwidth(), model_r = t.ZoneReadBandwidth();
-  if (!json) {
-    std::printf("%s: %u ch x %u dies x %u planes, %llu B pages, zone over %u channels, time_scale %g\n",
-                flags.Str("timed_spec").c_str(), t.channels, t.dies, t.planes,
-                static_cast<unsigned long long>(t.page_size_bytes), t.zone_channels, t.time_scale);
-    std::printf("  theoretical bandwidth of one zone: write %.1f MB/s, read %.1f MB/s\n", model_w / 1e6,
-                model_r / 1e6);
-    std::printf("  one command at a time; 'model' = io_size / modelled latency of one command on an idle device\n");
-    std::printf("  %-9s %11s %11s %7s %8s %11s %11s %7s %8s\n", "io_size", "write MB/s", "model MB/s", "ratio",
-                "of theor", "read MB/s", "model MB/s", "ratio", "of theor");
+  if (emu != nullptr && !timing.enabled) {
+    return BadFlag(cmd, Status::InvalidArgument("--device has no timing model: add timing=<profile> (" +
+                                                std::string(TimingOptions::ProfileNames()) + ")"));
   }
-  Json sizes = Json::Array();
-  for (uint64_t io : io_sizes) {
-    double w = 0, r = 0;
-    s = SequentialPass(dev.get(), timed_bytes, io, &w, &r);
-    if (!s.ok()) return Fail(cmd, s);
-    const DeviceGeometry& g = dev->geometry();
-    const double cmd_w = static_cast<double>(io) / t.IdleCommandUs(g, true, io);   // bytes per us = MB/s
-    const double cmd_r = static_cast<double>(io) / t.IdleCommandUs(g, false, io);
-    Json j = Json::Object();
-    j.Set("io_size", io)
-        .Set("write_mb_s", w / 1e6)
-        .Set("write_model_mb_s", cmd_w)
-        .Set("read_mb_s", r / 1e6)
-        .Set("read_model_mb_s", cmd_r);
-    sizes.Push(std::move(j));
-    if (!json) {
-      std::printf("  %-9s %11.1f %11.1f %7.3f %7.1f%% %11.1f %11.1f %7.3f %7.1f%%\n", HumanBytes(io).c_str(), w / 1e6,
-                  cmd_w, w / 1e6 / cmd_w, 100 * w / model_w, r / 1e6, cmd_r, r / 1e6 / cmd_r, 100 * r / model_r);
-    }
+  std::vector<BenchMeasure> measures;
+  if (mode == "model") {
+    if (emu == nullptr) return BadFlag(cmd, Status::InvalidArgument("--mode=model needs an emulated device"));
+    s = ModelDeviceBench(timing, emu->options().finish, dev->geometry(), options, &measures);
+  } else {
+    s = RunDeviceBench(dev.get(), profile, emu != nullptr ? timing.time_scale : 1.0, options, &measures);
   }
+  if (!s.ok()) return Fail(cmd, s);
 
-  // 3. Page read latency on the idle device (one read at a time).
-  std::vector<double> lat_us;
-  std::vector<char> buf(t.page_size_bytes);
-  const uint64_t pages = std::max<uint64_t>(timed_bytes / buf.size(), 1);
-  for (uint64_t i = 0; i < reads; i++) {
-    auto t0 = std::chrono::steady_clock::now();
-    s = dev->Read((i * 7919 % pages) * buf.size(), buf.size(), buf.data());
-    if (!s.ok()) return Fail(cmd, s);
-    lat_us.push_back(Seconds(t0) * 1e6);
+  std::printf("device %s, anchors of profile %s, %s time%s\n", flags.Str("device").c_str(),
+              profile.empty() ? "(none)" : profile.c_str(), mode == "model" ? "modelled" : "wall",
+              emu != nullptr && timing.time_scale != 1 ? (", time_scale " + std::to_string(timing.time_scale) +
+                                                          " (figures in device time)")
+                                                             .c_str()
+                                                       : "");
+  std::printf("%-22s %10s %10s %7s  %-6s %s\n", "measure", "value", "anchor", "ratio", "unit", "workload");
+  Json mj = Json::Object();
+  for (const BenchMeasure& m : measures) {
+    char anchor[32] = "n/p", ratio[32] = "-";
+    if (m.has_anchor) {
+      std::snprintf(anchor, sizeof(anchor), "%.4g", m.anchor);
+      std::snprintf(ratio, sizeof(ratio), "%.3f", m.ratio());
+    }
+    std::printf("%-22s %10.4g %10s %7s  %-6s %s\n", m.name.c_str(), m.value, anchor, ratio, m.unit.c_str(),
+                m.what.c_str());
+    mj.Set(m.name, m.ToJson());
   }
-  std::sort(lat_us.begin(), lat_us.end());
-  double mean = 0;
-  for (double v : lat_us) mean += v / static_cast<double>(lat_us.size());
-  auto pct = [&](double p) { return lat_us.empty() ? 0.0 : lat_us[static_cast<size_t>(p * (lat_us.size() - 1))]; };
-  const double model_lat = t.IdlePageReadUs();
-  Json timed = Json::Object();
-  timed.Set("spec", flags.Str("timed_spec"))
-      .Set("timing", t.ToJson())
-      .Set("model_write_mb_s", model_w / 1e6)
-      .Set("model_read_mb_s", model_r / 1e6)
-      .Set("sizes", sizes)
-      .Set("page_read_bytes", t.page_size_bytes)
-      .Set("page_read_model_us", model_lat)
-      .Set("page_read_mean_us", mean)
-      .Set("page_read_p50_us", pct(0.5))
-      .Set("page_read_p99_us", pct(0.99));
-  out.Set("confzns", timed);
-  if (json) {
-    std::printf("%s\n", out.Dump(2).c_str());
-    return 0;
+  std::printf("n/p: no source publishes this figure for the profile (see the JSON's source fields)\n");
+  if (!flags.Str("json").empty()) {
+    Json out = Json::Object();
+    out.Set("device", flags.Str("device"))
+        .Set("name", dev->name())
+        .Set("geometry", dev->geometry().ToJson())
+        .Set("anchors", profile)
+        .Set("mode", mode)
+        .Set("quick", options.quick)
+        .Set("timing", timing.ToJson())
+        .Set("measures", mj)
+        .Set("counters", dev->counters().ToJson());
+    FILE* f = std::fopen(flags.Str("json").c_str(), "w");
+    if (f == nullptr) {
+      return Fail(cmd, Status::IOError("cannot write --json file '" + flags.Str("json") + "': " + std::strerror(errno)));
+    }
+    std::fprintf(f, "%s\n", out.Dump(2).c_str());
+    std::fclose(f);
   }
-  std::printf("  %s page read on an idle device, %llu reads: model %.1f us, measured mean %.1f us, p50 %.1f us, "
-              "p99 %.1f us\n",
-              HumanBytes(t.page_size_bytes).c_str(), static_cast<unsigned long long>(reads), model_lat, mean, pct(0.5),
-              pct(0.99));
   return 0;
 }
 

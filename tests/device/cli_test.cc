@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -90,6 +91,52 @@ TEST_F(DeviceCli, ErrorsAreOneLineWithExitCodes) {
   r = Zonekv("device info /etc/hostname");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("Corruption"), std::string::npos) << r.out;
+}
+
+TEST_F(DeviceCli, BenchPrintsFiguresBesideAnchors) {
+  const std::string json = path_ + ".json";
+  CliRun r = Zonekv("device bench --quick --mode=model --device=meta:zones=16,zone_size=8M,timing=cosmos --json=" +
+                    json);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("anchors of profile cosmos, modelled time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("randread_16k_qd4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("n/p"), std::string::npos) << r.out;  // figures nobody published
+  FILE* f = std::fopen(json.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  std::remove(json.c_str());
+  EXPECT_NE(text.find("\"measures\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"randread_16k_qd4\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"profile\": \"cosmos\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"busy_ratio\""), std::string::npos) << text;
+  // Wall time on a fast clock (time_scale), the figures in device time.
+  r = Zonekv("device bench --quick --device=ram:zones=14,zone_size=4M,timing=confzns,time_scale=0.02");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("wall time, time_scale"), std::string::npos) << r.out;
+}
+
+TEST_F(DeviceCli, BenchErrorsAreOneLine) {
+  struct Case {
+    const char* args;
+    int rc;
+    const char* needle;
+  } cases[] = {
+      {"device bench", 2, "--device is required"},
+      {"device bench --device=ram:zones=2", 2, "'zone_size' is required"},
+      {"device bench --device=ram:zones=16,zone_size=4M", 2, "no timing model: add timing=<profile>"},
+      {"device bench --device=ram:zones=16,zone_size=4M,timing=zn540 --mode=fast", 2, "--mode 'fast'"},
+      {"device bench --device=ram:zones=16,zone_size=4M,timing=zn540 --anchors=ssd", 2, "unknown timing profile"},
+      {"device bench --device=ram:zones=8,zone_size=4M,timing=zn540 --mode=model", 1, "needs 14 zones"},
+      {"device bench --device=ram:zones=16,zone_size=4M,timing=zn540,time_scale=0", 1, "time_scale 0"},
+  };
+  for (const Case& c : cases) {
+    CliRun r = Zonekv(c.args);
+    EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.needle), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n') <= 1 || c.rc == 2, true) << r.out;
+  }
 }
 
 }  // namespace

@@ -47,6 +47,27 @@ TEST(DeviceSpec, TimingPresetAndOverrides) {
   EXPECT_EQ(o.finish, FinishModel::kPad);
 }
 
+TEST(DeviceSpec, ProfilesSetFinishAndKeysOverrideThem) {
+  EmulatedDeviceOptions o;
+  ASSERT_TRUE(ParseEmulatedOptions("wb_units=4,timing=zn540,zones=2,zone_size=2M,write_mb_s=600,jitter=0", false, &o)
+                  .ok());
+  EXPECT_EQ(o.timing.profile, "zn540");
+  EXPECT_EQ(o.finish, FinishModel::kPad);  // the ZN540 pads on finish
+  EXPECT_EQ(o.timing.wb_units, 4u);
+  EXPECT_EQ(o.timing.write_mb_s, 600);
+  EXPECT_FALSE(o.timing.jitter);
+  EXPECT_EQ(o.timing.program_us, 561);  // from the profile
+  EmulatedDeviceOptions p;
+  ASSERT_TRUE(ParseEmulatedOptions("timing=confznspp,finish=free,partial_reset=0,erase_block=8M", true, &p).ok());
+  EXPECT_EQ(p.finish, FinishModel::kFree);
+  EXPECT_FALSE(p.timing.partial_reset);
+  EXPECT_EQ(p.timing.erase_block_bytes, 8u << 20);
+  EmulatedDeviceOptions q;
+  ASSERT_TRUE(ParseEmulatedOptions("timing=cosmos", true, &q).ok());
+  EXPECT_EQ(q.finish, FinishModel::kFree);
+  EXPECT_TRUE(q.timing.early_completion);
+}
+
 void ExpectSpecError(const std::string& spec, Status::Code code, const std::string& needle) {
   std::unique_ptr<ZonedDevice> d;
   Status s = OpenDevice(spec, &d);
@@ -66,9 +87,16 @@ TEST(DeviceSpec, BadSpecsNameTheProblem) {
   ExpectSpecError("ram:zones=2,zone_size=64Q", C::kInvalidArgument, "'zone_size'");
   ExpectSpecError("ram:zones=2,zone_size=64K,zones=3", C::kInvalidArgument, "given twice");
   ExpectSpecError("ram:zones=2,zone_size=64K,auto_close=yes", C::kInvalidArgument, "'auto_close'");
-  ExpectSpecError("ram:zones=2,zone_size=64K,timing=fast", C::kInvalidArgument, "'timing'");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=fast", C::kInvalidArgument,
+                  "'timing': unknown timing profile 'fast' (known: none, zn540, confzns, confznspp, cosmos)");
   ExpectSpecError("ram:zones=2,zone_size=64K,finish=maybe", C::kInvalidArgument, "'finish'");
-  ExpectSpecError("ram:zones=2,zone_size=64K,read_us=3", C::kInvalidArgument, "need timing=confzns");
+  ExpectSpecError("ram:zones=2,zone_size=64K,read_us=3", C::kInvalidArgument, "'read_us' needs a timing profile");
+  ExpectSpecError("ram:zones=2,zone_size=64K,time_scale=0.5", C::kInvalidArgument, "needs a timing profile");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=zn540,erase_us=3", C::kInvalidArgument, "measured latency curve");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=cosmos,jitter=2", C::kInvalidArgument, "'jitter'");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=cosmos,wb_units=0", C::kInvalidArgument, "wb_units");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=cosmos,unit_size=20K", C::kInvalidArgument, "unit_size");
+  ExpectSpecError("ram:zones=2,zone_size=64K,timing=confzns,planes=2", C::kInvalidArgument, "'planes' is gone");
   ExpectSpecError("ram:zones=2,zone_size=64K,novalue", C::kInvalidArgument, "not key=value");
   ExpectSpecError("ram:zones=2,zone_size=64K,timing=confzns,zone_channels=3", C::kInvalidArgument, "zone_channels");
   ExpectSpecError("ram:zones=2,zone_size=64K,timing=confzns,page_size=1000", C::kInvalidArgument, "page_size");
