@@ -17,6 +17,7 @@ void ThreadStats::Merge(const ThreadStats& o) {
   rmw.Merge(o.rmw);
   ops += o.ops;
   bytes += o.bytes;
+  write_bytes += o.write_bytes;
   reads += o.reads;
   found += o.found;
   writes += o.writes;
@@ -104,6 +105,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
     measured_s += p.elapsed_s;
   }
 
+  const double sustained = in.storage->SustainedWriteBytesPerSec();
   Json w = Json::Object();
   std::string name;
   for (const auto& x : config.workloads) name += (name.empty() ? "" : ",") + x;
@@ -112,6 +114,11 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
       .Set("ops_per_sec", measured_s > 0 ? static_cast<double>(measured.ops) / measured_s : 0.0)
       .Set("mb_per_sec", measured_s > 0 ? static_cast<double>(measured.bytes) / 1048576.0 / measured_s : 0.0)
       .Set("elapsed_s", measured_s)
+      // User write bandwidth over what the device can sustain; null when
+      // the device has no timing profile.
+      .Set("limit_ratio", sustained > 0 && measured_s > 0
+                              ? Json(static_cast<double>(measured.write_bytes) / measured_s / sustained)
+                              : Json())
       .Set("timed_out", timed_out);
   AddLatency(&w, "put", measured.put);
   AddLatency(&w, "get", measured.get);

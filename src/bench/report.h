@@ -31,6 +31,7 @@ struct ThreadStats {
   Histogram put, get, scan, rmw;
   uint64_t ops = 0;
   uint64_t bytes = 0;    // key + value bytes written or read (db_bench's MB/s)
+  uint64_t write_bytes = 0;  // of bytes, those written by puts
   uint64_t reads = 0, found = 0, writes = 0;
   uint64_t op_counts[5] = {0, 0, 0, 0, 0};  // by OpType
 

@@ -160,6 +160,7 @@ class Run {
         ts->put.Add(NanosSince(t0));
         ts->writes++;
         ts->bytes += key.size() + value.size();
+        ts->write_bytes += key.size() + value.size();
         break;
       }
       case OpType::kScan: {
@@ -185,6 +186,7 @@ class Run {
           ts->put.Add(NanosSince(t1));
           ts->writes++;
           ts->bytes += key.size() + value.size() + key.size() + v.size();
+          ts->write_bytes += key.size() + v.size();
         }
         ts->rmw.Add(NanosSince(t0));
         break;

@@ -5,6 +5,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 
+#include "zonekv/emulated_device.h"
 #include "zonekv/zoned_device.h"
 #include "zonekv/zonefs.h"
 
@@ -50,6 +51,8 @@ class PosixStorage : public BenchStorage {
         .Set("io_block_time_s", 0);
     return fs;
   }
+
+  double SustainedWriteBytesPerSec() const override { return 0; }
 
   Json Config() const override {
     Json j = Json::Object();
@@ -126,6 +129,11 @@ class ZoneFsStorage : public BenchStorage {
     return fs;
   }
 
+  double SustainedWriteBytesPerSec() const override {
+    const auto* e = dynamic_cast<const EmulatedDevice*>(fs_->device().get());
+    return e == nullptr ? 0.0 : e->options().timing.SustainedWriteBandwidth();
+  }
+
   Json Config() const override {
     Json j = Json::Object();
     Json f = fs_->options().ToJson();
@@ -133,6 +141,12 @@ class ZoneFsStorage : public BenchStorage {
     j.Set("fs", f);
     Json d = fs_->device()->geometry().ToJson();
     d.Set("spec", spec_).Set("name", fs_->device()->name());
+    // The timing profile with every effective parameter: a result measured
+    // on a device that costs no time must say so.
+    if (const auto* e = dynamic_cast<const EmulatedDevice*>(fs_->device().get())) {
+      d.Set("timing", e->options().timing.ToJson());
+      d.Set("finish", e->options().finish == FinishModel::kPad ? "pad" : "free");
+    }
     j.Set("device", d);
     return j;
   }

@@ -49,6 +49,10 @@ class BenchStorage {
   virtual Json Metrics(uint64_t rocksdb_write_bytes) = 0;
   // {"fs": ..., "device": ...} as configured.
   virtual Json Config() const = 0;
+  // The sustained sequential write bandwidth of the device's timing
+  // profile, in bytes per second; 0 when unknown or unlimited (untimed
+  // emulation, a real device, posix).
+  virtual double SustainedWriteBytesPerSec() const = 0;
 };
 
 // Opens config.fs ("zonekv": formats and mounts a file system on

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "zonekv/emulated_device.h"
 #include "zonekv/flags.h"
 
 namespace zonekv {
@@ -54,6 +55,9 @@ int ExperimentCommand(int argc, char** argv) {
   flags.Define("out", "", "output directory (default: out/NAME)");
   flags.Define("seeds", "1", "runs per configuration, with seeds 1..N");
   flags.Define("jobs", "2", "runs executed in parallel");
+  flags.Define("timing", "",
+               "device timing profile for every run (default: the profile of the paper the experiment "
+               "reproduces; see docs/device-timing.md)");
   bool help = false;
   Status s = flags.Parse(argc, argv, 2, &help);
   if (help) {
@@ -72,6 +76,12 @@ int ExperimentCommand(int argc, char** argv) {
   }
   if (s.ok() && seeds == 0) s = Status::InvalidArgument("--seeds must be at least 1");
   if (s.ok() && (jobs == 0 || jobs > 64)) s = Status::InvalidArgument("--jobs must be in [1, 64]");
+  if (s.ok() && !flags.Str("timing").empty()) {
+    // The device spec parser knows the profiles and names them in its error.
+    EmulatedDeviceOptions probe;
+    s = ParseEmulatedOptions("timing=" + flags.Str("timing"), true, &probe);
+    if (!s.ok()) s = Status::InvalidArgument("--timing=" + flags.Str("timing") + ": " + s.message());
+  }
   if (s.ok() && !list && flags.positionals().size() != 1) {
     s = Status::InvalidArgument(flags.positionals().empty()
                                     ? "name an experiment (see 'zonekv experiment --list')"
@@ -109,6 +119,7 @@ int ExperimentCommand(int argc, char** argv) {
     if (!flags.Str("out").empty()) args.push_back("--out=" + flags.Str("out"));
     args.push_back("--seeds=" + std::to_string(seeds));
     args.push_back("--jobs=" + std::to_string(jobs));
+    if (!flags.Str("timing").empty()) args.push_back("--timing=" + flags.Str("timing"));
   }
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
