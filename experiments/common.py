@@ -39,6 +39,29 @@ def size_flag(n):
     return str(n)
 
 
+def device_spec(zones, zone_bytes, profile, max_open=14, extra=""):
+    """An emulated device in RAM: `zones` zones of `zone_bytes`, open and
+    active limits `max_open`, and the timing profile `profile` (the runner's
+    --timing replaces it in every run). `extra` adds spec keys ("finish=pad")."""
+    spec = "ram:zones=%d,zone_size=%s,max_open=%d,max_active=%d,timing=%s" % (
+        zones, size_flag(zone_bytes), max_open, max_open, profile)
+    return spec + ("," + extra if extra else "")
+
+
+def timing_of(results):
+    """'profile (time_scale x)' of the device the runs used, from their JSON
+    config; several values joined when runs differ."""
+    seen = []
+    for r in ok(results):
+        t = get(r["json"], "config.device.timing") or {}
+        name = t.get("profile") or t.get("model") or "none"
+        if t.get("time_scale", 1) != 1:
+            name += " (time_scale %g)" % t["time_scale"]
+        if name not in seen:
+            seen.append(name)
+    return ", ".join(seen) if seen else "n/a"
+
+
 def same_victim_rocksdb_args(file_size):
     """The Same-Victim GC paper's RocksDB setup: BlobDB with blob GC, SST and
     blob files of `file_size` bytes, 2 flush + 2 compaction threads, 4

@@ -3,7 +3,10 @@
 
 Usage (normally through the zonekv binary):
   run.py --zonekv=BIN --src=DIR --list
-  run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--jobs=J]
+  run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--jobs=J] [--timing=PROFILE]
+
+--timing replaces the device timing profile of every run (each experiment
+defaults to the profile of the paper it reproduces; see docs/device-timing.md).
 
 Exit status: 0 all runs succeeded, 1 a run failed (results are still written),
 2 usage error.
@@ -63,6 +66,19 @@ def check_runs(name, runs):
         if key in seen:
             raise UsageError("experiment %s: run label %s seed %s is not unique" % (name, r["label"], r["seed"]))
         seen.add(key)
+
+
+def with_timing(args, profile):
+    """`args` with the timing profile of every emulated `--device=ram:|meta:`
+    spec set to `profile` (replacing a timing= key or adding one)."""
+    out = []
+    for a in args:
+        if a.startswith("--device=ram:") or a.startswith("--device=meta:"):
+            head, _, keys = a.partition(":")
+            items = [k for k in keys.split(",") if k and not k.startswith("timing=")]
+            a = head + ":" + ",".join(items + ["timing=" + profile])
+        out.append(a)
+    return out
 
 
 def run_file_stem(r):
@@ -130,6 +146,7 @@ def main(argv):
     p.add_argument("--out")
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timing")
     p.add_argument("name", nargs="?")
     a = p.parse_args(argv)
 
@@ -153,6 +170,12 @@ def main(argv):
 
     runs = mod.runs(scale, a.seeds)
     check_runs(a.name, runs)
+    if a.timing:
+        if not all(c.isalnum() or c in "_-" for c in a.timing):
+            raise UsageError("--timing=%s is not a profile name (see docs/device-timing.md)" % a.timing)
+        for r in runs:
+            if "args" in r:
+                r["args"] = with_timing(r["args"], a.timing)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     print("zonekv experiment %s: %d runs, scale %g, %d seed(s), %d job(s), output in %s"
           % (a.name, len(runs), scale, a.seeds, a.jobs, out), file=sys.stderr, flush=True)
@@ -171,12 +194,13 @@ def main(argv):
                                                         r["wall_s"]), file=sys.stderr, flush=True)
 
     doc = {"experiment": a.name, "description": mod.DESCRIPTION, "scale": scale, "seeds": a.seeds,
-           "jobs": a.jobs, "zonekv": a.zonekv, "started_utc": started, "runs": results}
+           "jobs": a.jobs, "timing_override": a.timing, "zonekv": a.zonekv, "started_utc": started, "runs": results}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
 
     failed = [r for r in results if r["error"]]
-    summary = "# Experiment `%s`\n\n%s\n\nScale %g, %d seed(s).\n\n" % (a.name, mod.DESCRIPTION, scale, a.seeds)
+    summary = "# Experiment `%s`\n\n%s\n\nScale %g, %d seed(s), device timing profile: %s.\n\n" % (
+        a.name, mod.DESCRIPTION, scale, a.seeds, common.timing_of(results))
     broken = None
     try:
         summary += mod.summarize(results, scale)

@@ -15,6 +15,8 @@ DESCRIPTION = "runtime reset: eager vs lazy vs FAR (three workload sizes) and FA
 DEFAULT_SCALE = 1 / 64
 
 ZONES = 40
+# FAR ran on its Cosmos+ OpenSSD ZNS prototype.
+PROFILE = "cosmos"
 PAPER_ZONE = 512 * common.MiB
 PAPER_MEMTABLE = 64 * common.MiB
 PAPER_L1 = 256 * common.MiB
@@ -61,7 +63,7 @@ def _args(scale, gb):
     l1 = common.scaled_bytes(PAPER_L1, scale, unit=64 * 1024)
     num = int(gb * common.GiB * scale) // VALUE
     return [
-        "--device=ram:zones=%d,zone_size=%s,max_open=14,max_active=14" % (ZONES, common.size_flag(zone)),
+        "--device=" + common.device_spec(ZONES, zone, PROFILE),
         "--workload=fillrandom",
         "--num=%d" % num,
         "--key_size=16",

@@ -4,7 +4,7 @@
 The study's setup at scale s: a 16 GiB device of 64 zones of 256 MiB, max
 open and active 32, fillrandom of 3M x (16 B key, 1 KiB value), no
 compression, on ConfZNS++ whose FINISH pads the zone with dummy writes.
-Here: the emulated device with FINISH model `pad` and the ConfZNS timing
+Here: the emulated device with FINISH model `pad` and the ConfZNS++ timing
 model (so padding costs program time), occupancy threshold 10..100% (finish
 a zone once it is that full; = 100 - ZenFS's finish_threshold), host GC
 (ZenFS-style cleaning) vs GC-free (cleaning off). Then the gc_start_level
@@ -17,6 +17,8 @@ DESCRIPTION = "occupancy threshold 10..100% x {host GC, GC-free}: throughput, DL
 DEFAULT_SCALE = 1 / 32
 
 ZONES = 64
+# The GC-vs-GC-free study ran on ConfZNS++, whose FINISH pads the zone.
+PROFILE = "confznspp"
 PAPER_ZONE = 256 * common.MiB
 PAPER_OPS = 3000000
 PAPER_MEMTABLE = 64 * common.MiB  # RocksDB's default write_buffer_size and target_file_size_base
@@ -46,8 +48,7 @@ METRICS = [
 
 def _device(scale):
     zone = common.scaled_bytes(PAPER_ZONE, scale)
-    return ("ram:zones=%d,zone_size=%s,max_open=32,max_active=32,finish=pad,timing=confzns"
-            % (ZONES, common.size_flag(zone)))
+    return common.device_spec(ZONES, zone, PROFILE, max_open=32, extra="finish=pad")
 
 
 def _base(scale, workload="fillrandom", ops_factor=1):
@@ -93,7 +94,7 @@ def _series(results, mode, path, mult=1.0):
 def summarize(results, scale):
     zone = common.scaled_bytes(PAPER_ZONE, scale)
     text = ("Scale %g of the study: %d zones of %s (max open/active 32), fillrandom of %d x (16 B, %d B), "
-            "no compression, FINISH pads (ConfZNS timing).\n\n"
+            "no compression, FINISH pads (ConfZNS++ timing profile).\n\n"
             % (scale, ZONES, common.size_flag(zone), int(PAPER_OPS * scale), VALUE))
     labels = ["%s occ=%d" % (m, o) for m, _ in MODES for o in THRESHOLDS]
     text += common.metric_table(results, METRICS, labels) + "\n\n"

@@ -16,6 +16,8 @@ DESCRIPTION = "Same-Victim GC: baseline vs baza vs baza+ on fillrandom and WL(A/
 DEFAULT_SCALE = 1 / 64
 
 ZONES = 64
+# The Same-Victim GC paper ran on a Western Digital ZN540.
+PROFILE = "zn540"
 PAPER_ZONE = 1024 * common.MiB
 PAPER_FILE = 64 * common.MiB
 PAPER_VALUE = 128 * 1024
@@ -69,7 +71,7 @@ def _geometry(scale, zone_files=16):
 def _args(scale, workload, zone_files=16):
     zones, zone, file_size, value = _geometry(scale, zone_files)
     args = [
-        "--device=ram:zones=%d,zone_size=%s,max_open=14,max_active=14" % (zones, common.size_flag(zone)),
+        "--device=" + common.device_spec(zones, zone, PROFILE),
         "--workload=" + workload,
         "--key_size=16",
         "--value_size=%d" % value,

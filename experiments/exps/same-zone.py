@@ -27,6 +27,8 @@ DESCRIPTION = "ZACA/ACC compaction and CAZA allocation: baseline, a-liza, caza, 
 DEFAULT_SCALE = 1 / 128
 
 ZONES = 67
+# Same-Zone Compaction ran on ConfZNS (8 channels x 2 dies, 16 KiB pages).
+PROFILE = "confzns"
 PAPER_ZONE = 1024 * common.MiB
 PAPER_MEMTABLE = 64 * common.MiB
 PAPER_L1 = 256 * common.MiB
@@ -67,7 +69,7 @@ def _args(scale, workload, dist):
     memtable = common.scaled_bytes(PAPER_MEMTABLE, scale, unit=64 * 1024)
     l1 = common.scaled_bytes(PAPER_L1, scale, unit=64 * 1024)
     args = [
-        "--device=ram:zones=%d,zone_size=%s,max_open=14,max_active=14" % (ZONES, common.size_flag(zone)),
+        "--device=" + common.device_spec(ZONES, zone, PROFILE),
         "--key_size=16",
         "--value_size=%d" % VALUE,
         "--write_buffer_size=" + common.size_flag(memtable),
