@@ -28,7 +28,8 @@ sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 import common  # noqa: E402
 
-# Longest a single run may take before it is killed and reported as failed.
+# Longest a single run may take before it is killed and reported as failed
+# (a module may set its own RUN_TIMEOUT_S).
 RUN_TIMEOUT_S = 3600
 
 
@@ -97,7 +98,7 @@ def argv_of(zonekv, r, json_path, scale):
     return [zonekv] + list(r["cmd"]) + ["--json=" + json_path]
 
 
-def execute(zonekv, r, logdir, scale):
+def execute(zonekv, r, logdir, scale, timeout_s=RUN_TIMEOUT_S):
     stem = run_file_stem(r)
     json_path = os.path.join(logdir, stem + ".json")
     log_path = os.path.join(logdir, stem + ".log")
@@ -112,11 +113,11 @@ def execute(zonekv, r, logdir, scale):
         log.write("$ " + " ".join(argv) + "\n")
         log.flush()
         try:
-            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_S)
+            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=timeout_s)
             if proc.returncode != 0:
                 error = "exit status %d (see %s)" % (proc.returncode, log_path)
         except subprocess.TimeoutExpired:
-            error = "killed after %d s (see %s)" % (RUN_TIMEOUT_S, log_path)
+            error = "killed after %d s (see %s)" % (timeout_s, log_path)
         except OSError as e:
             error = "cannot run %s: %s" % (argv[0], e)
     result["wall_s"] = time.monotonic() - start
@@ -182,7 +183,8 @@ def main(argv):
 
     results = [None] * len(runs)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(execute, a.zonekv, r, logdir, scale): i for i, r in enumerate(runs)}
+        timeout_s = getattr(mod, "RUN_TIMEOUT_S", RUN_TIMEOUT_S)
+        futures = {pool.submit(execute, a.zonekv, r, logdir, scale, timeout_s): i for i, r in enumerate(runs)}
         done = 0
         for fut in concurrent.futures.as_completed(futures):
             i = futures[fut]

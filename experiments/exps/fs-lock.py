@@ -5,8 +5,8 @@ Not a paper's experiment: the benchmark of issue 24. With a timed device
 while the file system's lock is held stops every other file operation.
 Runs:
   - fillrandom with 1, 2, 4 and 8 client threads, max_background_jobs to
-    match (at least 2), 1 KiB values, on 32 zones so that zones are reset
-    during the run;
+    match (at least 2), 1 KiB values: 768 MiB of values on 64 zones of
+    32 MiB, so that compactions free and reset zones during the run;
   - readrandomwriterandom with 4 threads (GET latency while writes, resets
     and flushes go on);
   - the main job's workload (sv-wla with BlobDB, baseline and baza+);
@@ -26,7 +26,9 @@ PROFILE = "zn540"
 
 THREADS = [1, 2, 4, 8]
 VALUE = 1024
-ZONES = 32
+ZONES = 64
+# A run that hangs (RocksDB retrying a background error forever) is killed.
+RUN_TIMEOUT_S = 600
 PAPER_ZONE = 1024 * common.MiB
 PAPER_FILL = 24 * common.GiB  # bytes written by every fillrandom run, all threads together
 

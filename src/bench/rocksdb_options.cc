@@ -12,7 +12,8 @@ bool IsDbOption(const std::string& name) {
   return name == "max_background_jobs" || name == "max_background_flushes" ||
          name == "max_background_compactions" || name == "max_subcompactions" ||
          name == "max_log_file_size" || name == "keep_log_file_num" ||
-         name == "use_direct_io_for_flush_and_compaction" || name == "use_direct_reads";
+         name == "use_direct_io_for_flush_and_compaction" || name == "use_direct_reads" ||
+         name == "compaction_readahead_size";
 }
 
 std::string CompressionValue(const std::string& v) {
@@ -49,6 +50,7 @@ const std::vector<OptionHelp>& RocksDbBenchOptions() {
       {"compression", "none|snappy|lz4|zstd|zlib (or a RocksDB kXxxCompression name)"},
       {"use_direct_io_for_flush_and_compaction", "O_DIRECT for flush and compaction writes (posix only)"},
       {"use_direct_reads", "O_DIRECT for reads (posix only)"},
+      {"compaction_readahead_size", "bytes a compaction reads from a file at once (bench default 2M)"},
       {"max_log_file_size", "info LOG size at which RocksDB starts a new one, bytes (bench default 1M)"},
       {"keep_log_file_num", "old info LOG files kept (bench default 2)"},
   };
@@ -102,6 +104,7 @@ Json RocksDbOptionsToJson(const rocksdb::Options& o) {
       .Set("compression", compression)
       .Set("use_direct_io_for_flush_and_compaction", o.use_direct_io_for_flush_and_compaction)
       .Set("use_direct_reads", o.use_direct_reads)
+      .Set("compaction_readahead_size", static_cast<uint64_t>(o.compaction_readahead_size))
       .Set("max_log_file_size", static_cast<uint64_t>(o.max_log_file_size))
       .Set("keep_log_file_num", static_cast<uint64_t>(o.keep_log_file_num));
   return j;
