@@ -8,7 +8,7 @@ Three sweeps, each a figure of the paper:
   zone     steady-state WAF against zone size (paper Fig. 6: 256 KiB .. 512 MiB)
            per workload
 
-Scaling (DESIGN.md): the CPU sweeps keep the 1 MiB zone (256 blocks per
+Scaling (experiments/README.md): the CPU sweeps keep the 1 MiB zone (256 blocks per
 zone, which sets the per-selection cost of greedy/CCB/FeGC) and scale the
 number of zones with the device size by `scale`. The zone sweep uses a
 device of 128 GiB * scale but never fewer than 64 zones, so the largest zone

@@ -2,7 +2,8 @@
 //
 // A run opens a device (or a POSIX directory), puts RocksDB on it, executes
 // one or more workload phases (db_bench benchmarks or a YCSB load + run), and
-// reports every metric of DESIGN.md as one JSON document with stable keys:
+// reports every metric as one JSON document with stable keys (each defined,
+// with its unit, in docs/metrics.md):
 //   workload.*   the measured phases (YCSB: the run phase)
 //   fs.*         the file system and device, cumulative over the whole run
 //   rocksdb.*    RocksDB statistics and event-listener counts

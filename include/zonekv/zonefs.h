@@ -105,7 +105,7 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // A consistent snapshot of the data zones and live files (as policies see it,
   // without allocation reservations).
   FsView View() const;
-  // Counters and ratios named in DESIGN.md; see zone_fs_metrics.cc.
+  // Counters and ratios (the fs.* keys of docs/metrics.md); see zone_fs_metrics.cc.
   Json Metrics() const;
   // Checks extents against the zones: every extent within its zone's write
   // pointer, no two extents overlapping, per-zone valid bytes equal to the

@@ -1,4 +1,5 @@
-// The named schemes of DESIGN.md: presets over file-system and RocksDB knobs.
+// The named schemes: presets over file-system and RocksDB knobs (the papers'
+// configurations; docs/architecture.md maps them to the papers).
 //
 // Each scheme lists only the knobs it sets; every knob stays overridable on
 // the command line (--alloc, --zc, ..., or the RocksDB option's own flag).

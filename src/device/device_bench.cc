@@ -25,7 +25,7 @@ struct Anchor {
   uint64_t zone_cap_bytes = 0;  // the anchor holds for zones of this capacity only (0: any)
 };
 
-const char kZnSrc[] = "NVMeBenchmarks zns-a (ZN540), ../shared/reference/zn540-calibration.md";
+const char kZnSrc[] = "NVMeBenchmarks zns-a (ZN540); docs/device-timing.md";
 
 // Published figures, by profile and measure name.
 const std::map<std::string, std::map<std::string, Anchor>>& Anchors() {

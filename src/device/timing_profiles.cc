@@ -9,8 +9,9 @@ namespace {
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 
 // Western Digital Ultrastar DC ZN540 (papers 000 and 002), calibrated to the
-// measurements in ../shared/reference/zn540-calibration.md (NVMeBenchmarks,
-// device zns-a, SPDK), with NVMeVirt's WD_ZN540 organisation as structure.
+// published NVMeBenchmarks measurements of device zns-a (SPDK), with
+// NVMeVirt's WD_ZN540 organisation as structure; docs/device-timing.md
+// gives every value's source.
 TimingOptions Zn540() {
   TimingOptions t;
   t.enabled = true;

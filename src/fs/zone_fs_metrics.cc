@@ -1,4 +1,4 @@
-// ZoneFs views for policies and tools, metrics (DESIGN.md names) and fsck.
+// ZoneFs views for policies and tools, metrics (defined in docs/metrics.md) and fsck.
 #include <algorithm>
 
 #include "zone_fs_impl.h"

@@ -27,7 +27,7 @@ const char kSynopsis[] =
     "NAME [flags]   |   zonekv experiment --list\n\n"
     "Runs experiment NAME (a set of 'zonekv bench' runs: schemes x workloads x seeds), in\n"
     "parallel, and writes DIR/results.json, DIR/summary.md and PNG figures into --out.\n"
-    "--scale follows DESIGN.md's rule: zone counts and ratios stay, byte sizes are multiplied by it.\n"
+    "--scale: zone counts and ratios stay, byte sizes are multiplied by it (experiments/README.md).\n"
     "Experiments live in experiments/exps/ (see experiments/README.md).";
 
 std::string SelfPath() {

@@ -1,5 +1,5 @@
-// Z_Cutoff (Same-Victim GC paper, section IV-C), with DESIGN.md's count-based
-// formula: cutoff = (live blob files numbered <= min over full zones of
+// Z_Cutoff (Same-Victim GC paper, section IV-C), with zonekv's count-based
+// formula (docs/formulas.md explains why it counts files): cutoff = (live blob files numbered <= min over full zones of
 // YBIZ) / (live blob files).
 #include <algorithm>
 
