@@ -43,6 +43,7 @@ const std::vector<OptionHelp>& RocksDbBenchOptions() {
       {"enable_blob_garbage_collection", "blob GC during compaction (true/false)"},
       {"blob_garbage_collection_age_cutoff", "fraction of oldest blob files blob GC may relocate"},
       {"blob_garbage_collection_force_threshold", "garbage ratio that forces compaction of a blob file's SSTs"},
+      {"blob_compaction_readahead_size", "bytes a compaction reads from a blob file at once (bench default 2M)"},
       {"max_background_jobs", "background flushes + compactions"},
       {"max_background_flushes", "background flushes (-1 = from max_background_jobs)"},
       {"max_background_compactions", "background compactions (-1 = from max_background_jobs)"},
@@ -97,6 +98,7 @@ Json RocksDbOptionsToJson(const rocksdb::Options& o) {
       .Set("enable_blob_garbage_collection", o.enable_blob_garbage_collection)
       .Set("blob_garbage_collection_age_cutoff", o.blob_garbage_collection_age_cutoff)
       .Set("blob_garbage_collection_force_threshold", o.blob_garbage_collection_force_threshold)
+      .Set("blob_compaction_readahead_size", o.blob_compaction_readahead_size)
       .Set("max_background_jobs", o.max_background_jobs)
       .Set("max_background_flushes", o.max_background_flushes)
       .Set("max_background_compactions", o.max_background_compactions)
