@@ -126,9 +126,10 @@ def fmt(x, digits=3):
 
 
 def cell(xs, scale=1.0, digits=3):
-    """'mean ± sd' of xs (multiplied by scale), or 'failed' when empty."""
+    """'mean ± sd' of xs (multiplied by scale), or 'n/a' when no run has the
+    metric (failed runs are counted in the table's `runs` column)."""
     if not xs:
-        return "failed"
+        return "n/a"
     m, s = mean_spread([x * scale for x in xs])
     return fmt(m, digits) if len(xs) == 1 else "%s ± %s" % (fmt(m, digits), fmt(s, digits))
 

@@ -7,7 +7,7 @@ DEFAULT_SCALE = 1.0
 
 # A small device and a small LSM so that flushes, compactions and zone
 # resets all happen within seconds.
-DEVICE = "ram:zones=32,zone_size=4M,max_open=14,max_active=14"
+DEVICE = "ram:zones=32,zone_size=4M,max_open=14,max_active=14,timing=zn540"
 ROCKSDB = ["--write_buffer_size=1M", "--target_file_size_base=1M", "--max_bytes_for_level_base=4M"]
 WORKLOADS = [
     ("fillrandom", ["--workload=fillrandom", "--num=20000", "--value_size=1000"]),
