@@ -150,17 +150,15 @@ void FsMutex::ProfileRelease(uint64_t wall_ns) {
 
 bool FsMutex::HeldByThisThread() { return t_held > 0; }
 
-FsMutex::Stats FsMutex::StatsLocked() const {
-  Stats st;
-  st.hold = hold_;
-  st.wait = wait_;
-  st.profile = profile_;
+void FsMutex::StatsLocked(Stats* out) const {
+  out->hold = hold_;
+  out->wait = wait_;
+  out->profile = profile_;
   if (profile_) {
-    st.hold_cpu = hold_cpu_;
-    st.longest = longest_;
-    st.longest_cpu = longest_cpu_;
+    out->hold_cpu = hold_cpu_;
+    out->longest = longest_;
+    out->longest_cpu = longest_cpu_;
   }
-  return st;
 }
 
 Json FsMutex::Stats::ToJson() const {

@@ -116,8 +116,9 @@ class ZONEKV_CAPABILITY("mutex") FsMutex {
     // the wait for the lock (a contended wait is a voluntary switch).
     Json ToJson() const;
   };
-  // REQUIRES: this mutex held (the statistics are guarded by it).
-  Stats StatsLocked() const ZONEKV_REQUIRES(this);
+  // Copies the statistics into *out (reusing its memory). REQUIRES: this
+  // mutex held (the statistics are guarded by it).
+  void StatsLocked(Stats* out) const ZONEKV_REQUIRES(this);
 
  private:
   // The calling thread's CPU time and counters now.

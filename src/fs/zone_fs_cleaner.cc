@@ -33,10 +33,12 @@ void ZoneFs::Impl::CleanerLoop() {
 
 int ZoneFs::Impl::CleanOnce() {
   std::vector<uint32_t> victims;
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   {
     std::lock_guard<FsMutex> l(mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
-    FsView v = BuildViewLocked(false, nullptr, zc_->NeedsFiles());
+    BuildViewLocked(false, nullptr, zc_->NeedsFiles(), &v);
     // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
     // pick it again and again while other zones could be cleaned.

@@ -215,11 +215,15 @@ class ZoneFs::Impl {
  private:
   using Lock = std::unique_lock<FsMutex>;
 
-  // The policies' view. With for_alloc, one empty zone is kept back for the
-  // cleaner (shown busy; its id in *reserved_zone). Without with_files the
-  // view has no files and no ybiz (for policies that do not need them,
-  // NeedsFiles): O(zones) instead of O(files + extents).
-  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const ZONEKV_REQUIRES(mu_);
+  // The policies' view, into *out (its vectors' memory is reused: a caller
+  // that reserves out->zones for geo_.nr_zones before taking mu_ keeps the
+  // allocation, and glibc's consolidation of freed chunks that a large
+  // allocation can start, out of the lock). With for_alloc, one empty zone
+  // is kept back for the cleaner (shown busy; its id in *reserved_zone).
+  // Without with_files the view has no files and no ybiz (for policies that
+  // do not need them, NeedsFiles): O(zones) instead of O(files + extents).
+  void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const
+      ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const;
   // The journaled state of the file table, to be encoded (EncodeSnapshot)

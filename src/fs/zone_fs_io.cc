@@ -222,11 +222,13 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) 
 }
 
 void ZoneFs::Impl::RuntimeReset() {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   Lock l(mu_);
   CloseReleasedZonesLocked(&l);
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
-  FsView v = BuildViewLocked(false, nullptr, reset_->NeedsFiles());
+  BuildViewLocked(false, nullptr, reset_->NeedsFiles(), &v);
   ResetZonesLocked(PickResetsLocked(v, t0), &l);
 }
 
@@ -256,6 +258,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
   uint64_t seen_passes = clean_passes_;
   uint64_t seen_progress = progress_;
   std::string why;
+  FsView view;  // rebuilt each pass into the same memory
   for (int finishes = 0;;) {
     if (stop_) return Status::IOError("file system is shutting down");
     // One view per decision pass: the finish threshold, the reset policy and
@@ -264,7 +267,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
     uint32_t reserved = UINT32_MAX;
-    FsView view = BuildViewLocked(true, &reserved, with_files);
+    BuildViewLocked(true, &reserved, with_files, &view);
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
@@ -329,7 +332,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
         (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
       counters_.io_block_us += waited_us;
       counters_.nospace_errors++;
-      FsView v = BuildViewLocked(false, nullptr, false);
+      FsView v;
+      BuildViewLocked(false, nullptr, false, &v);
       return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
                              std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
                              std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +

@@ -24,9 +24,11 @@ FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
   return fv;
 }
 
-FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const {
-  FsView v;
+void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const {
+  FsView& v = *out;
   v.now_us = NowUsLocked();
+  v.zones.clear();
+  v.files.clear();
   v.zones.reserve(geo_.nr_zones - meta_zones_);
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
     const ZoneEntry& e = zones_[z];
@@ -74,7 +76,6 @@ FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bo
   CountZonesLocked(&v.open_zones, &v.active_zones);
   v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimit(geo_.max_open_zones);
   v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimit(geo_.max_active_zones);
-  return v;
 }
 
 void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
@@ -83,21 +84,28 @@ void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
 }
 
 FsView ZoneFs::Impl::View() const {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   std::lock_guard<FsMutex> l(mu_);
-  return BuildViewLocked(false, nullptr, true);
+  BuildViewLocked(false, nullptr, true, &v);
+  return v;
 }
 
 Json ZoneFs::Impl::Metrics() const {
-  // Copied under mu_ (O(zones)), reported without it.
+  // Copied under mu_ (O(zones), into memory allocated before), reported
+  // without it.
   FsView v;
+  v.zones.reserve(geo_.nr_zones);
   FsCounters c;
   FsMutex::Stats lock_stats;
+  lock_stats.longest.reserve(FsMutex::kLongest);
+  lock_stats.longest_cpu.reserve(FsMutex::kLongest);
   uint64_t clean_passes = 0, files = 0, journal_rolls = 0;
   {
     std::lock_guard<FsMutex> l(mu_);
-    v = BuildViewLocked(false, nullptr, false);
+    BuildViewLocked(false, nullptr, false, &v);
     c = counters_;
-    lock_stats = mu_.StatsLocked();
+    mu_.StatsLocked(&lock_stats);
     clean_passes = clean_passes_;
     files = names_.size();
     journal_rolls = journal_pos_.rolls;
@@ -166,7 +174,8 @@ Json ZoneFs::Impl::Metrics() const {
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
   std::lock_guard<FsMutex> l(mu_);
-  FsView v = BuildViewLocked(false, nullptr, true);
+  FsView v;
+  BuildViewLocked(false, nullptr, true, &v);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
     FileExtents fe;

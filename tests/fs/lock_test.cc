@@ -327,7 +327,9 @@ TEST(LockProfileTest, OffByDefault) {
   FsMutex mu;
   HoldOnce(&mu, 10);
   std::lock_guard<FsMutex> l(mu);
-  Json j = mu.StatsLocked().ToJson();
+  FsMutex::Stats st;
+  mu.StatsLocked(&st);
+  Json j = st.ToJson();
   EXPECT_EQ(j.Find("acquisitions")->number(), 2.0);
   EXPECT_EQ(j.Find("longest"), nullptr);
   EXPECT_EQ(j.Find("hold_cpu_us"), nullptr);
@@ -342,7 +344,7 @@ TEST(LockProfileTest, KeepsTheLongestHoldsWithTheirStacks) {
   FsMutex::Stats st;
   {
     std::lock_guard<FsMutex> l(mu);
-    st = mu.StatsLocked();
+    mu.StatsLocked(&st);
   }
   ASSERT_TRUE(st.profile);
   EXPECT_EQ(st.hold_cpu.count(), static_cast<uint64_t>(holds));  // the StatsLocked hold has not ended
