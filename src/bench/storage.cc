@@ -98,9 +98,11 @@ class ZoneFsStorage : public BenchStorage {
   }
 
   StorageSample Sample() override {
+    // Metrics() costs O(zones) under the file system's lock; View() would
+    // also copy the file table.
     StorageSample s;
-    s.free_ratio = fs_->View().free_ratio();
     Json m = fs_->Metrics();
+    if (const Json* fr = m.Find("free_ratio")) s.free_ratio = fr->number();
     if (const Json* zc = m.Find("zc_copy_bytes")) {
       for (const char* k : {"blob", "sst", "wal", "other"}) {
         if (const Json* v = zc->Find(k)) s.zc_copy_bytes += static_cast<uint64_t>(v->number());
@@ -118,7 +120,8 @@ class ZoneFsStorage : public BenchStorage {
     fs.Set("finish_pad_bytes", c.finish_pad_bytes).Set("dlwa", c.dlwa());
     const Json* used = fs.Find("space_used_ratio");
     fs.Set("space_used_ratio_end", used ? used->number() : 0.0);
-    fs.Set("free_ratio_end", fs_->View().free_ratio());
+    const Json* free_ratio = fs.Find("free_ratio");
+    fs.Set("free_ratio_end", free_ratio ? free_ratio->number() : 0.0);
     // Space amplification as ZenFS's df reports it: written bytes (valid and
     // reclaimable) per valid byte.
     const Json* valid = fs.Find("used_bytes");

@@ -1,7 +1,13 @@
 #include "fs_mutex.h"
 
+#include <execinfo.h>
+#include <sys/resource.h>
+#include <time.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <cstring>
 
 namespace zonekv {
 namespace {
@@ -11,6 +17,17 @@ thread_local int t_held = 0;
 
 uint64_t NsBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+// Inserts h into *kept (sorted by key, largest first) if it is among the
+// kLongest largest.
+template <typename Key>
+void KeepLongest(const FsMutex::Hold& h, std::vector<FsMutex::Hold>* kept, Key key) {
+  if (kept->size() == FsMutex::kLongest && key(kept->back()) >= key(h)) return;
+  auto at = std::upper_bound(kept->begin(), kept->end(), h,
+                             [&](const FsMutex::Hold& a, const FsMutex::Hold& b) { return key(a) > key(b); });
+  kept->insert(at, h);
+  if (kept->size() > FsMutex::kLongest) kept->pop_back();
 }
 
 }  // namespace
@@ -56,33 +73,117 @@ Json LatencyHistogram::ToJsonUs() const {
   return j;
 }
 
+bool FsMutex::ProfileFromEnv() {
+  const char* v = std::getenv("ZONEKV_LOCK_PROFILE");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+FsMutex::Usage FsMutex::ThreadUsage() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  Usage u;
+  u.cpu_ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  u.involuntary = static_cast<uint64_t>(ru.ru_nivcsw);
+  u.voluntary = static_cast<uint64_t>(ru.ru_nvcsw);
+  u.minor_faults = static_cast<uint64_t>(ru.ru_minflt);
+  return u;
+}
+
 void FsMutex::lock() {
+  // The profile's readings start before the acquisition: a system call's
+  // return is where a pending preemption takes place, so a reading taken
+  // inside the hold could hide the preemption it caused.
+  void* stack[kStackFrames];
+  int frames = 0;
+  Usage before;
+  if (profile_) {
+    frames = backtrace(stack, kStackFrames);
+    before = ThreadUsage();
+  }
   auto t0 = std::chrono::steady_clock::now();
   mu_.lock();
   acquired_ = std::chrono::steady_clock::now();
   wait_.Add(NsBetween(t0, acquired_));
   t_held++;
+  if (profile_) {
+    std::memcpy(current_.stack, stack, sizeof(void*) * static_cast<size_t>(frames));
+    current_.frames = frames;
+    acquired_usage_ = before;
+  }
 }
 
 bool FsMutex::try_lock() {
+  Usage before;
+  if (profile_) before = ThreadUsage();
   if (!mu_.try_lock()) return false;
   acquired_ = std::chrono::steady_clock::now();
   wait_.Add(0);
   t_held++;
+  if (profile_) {
+    current_.frames = backtrace(current_.stack, kStackFrames);
+    acquired_usage_ = before;
+  }
   return true;
 }
 
 void FsMutex::unlock() {
-  hold_.Add(NsBetween(acquired_, std::chrono::steady_clock::now()));
+  uint64_t wall_ns = NsBetween(acquired_, std::chrono::steady_clock::now());
+  hold_.Add(wall_ns);
+  if (profile_) ProfileRelease(wall_ns);
   t_held--;
   mu_.unlock();
 }
 
+void FsMutex::ProfileRelease(uint64_t wall_ns) {
+  Usage now = ThreadUsage();
+  current_.wall_ns = wall_ns;
+  current_.used.cpu_ns = now.cpu_ns - acquired_usage_.cpu_ns;
+  current_.used.involuntary = now.involuntary - acquired_usage_.involuntary;
+  current_.used.voluntary = now.voluntary - acquired_usage_.voluntary;
+  current_.used.minor_faults = now.minor_faults - acquired_usage_.minor_faults;
+  hold_cpu_.Add(current_.used.cpu_ns);
+  KeepLongest(current_, &longest_, [](const Hold& h) { return h.wall_ns; });
+  KeepLongest(current_, &longest_cpu_, [](const Hold& h) { return h.used.cpu_ns; });
+}
+
 bool FsMutex::HeldByThisThread() { return t_held > 0; }
 
-Json FsMutex::StatsLocked() const {
+void FsMutex::StatsLocked(Stats* out) const {
+  out->hold = hold_;
+  out->wait = wait_;
+  out->profile = profile_;
+  if (profile_) {
+    out->hold_cpu = hold_cpu_;
+    out->longest = longest_;
+    out->longest_cpu = longest_cpu_;
+  }
+}
+
+Json FsMutex::Stats::ToJson() const {
   Json j = Json::Object();
-  j.Set("hold_us", hold_.ToJsonUs()).Set("wait_us", wait_.ToJsonUs()).Set("acquisitions", wait_.count());
+  j.Set("hold_us", hold.ToJsonUs()).Set("wait_us", wait.ToJsonUs()).Set("acquisitions", wait.count());
+  if (!profile) return j;
+  auto holds = [](const std::vector<Hold>& list) {
+    Json out = Json::Array();
+    for (const Hold& h : list) {
+      Json stack = Json::Array();
+      char** names = backtrace_symbols(h.stack, h.frames);
+      for (int i = 0; names != nullptr && i < h.frames; i++) stack.Push(Json(std::string(names[i])));
+      std::free(names);
+      Json e = Json::Object();
+      e.Set("hold_us", static_cast<double>(h.wall_ns) / 1e3)
+          .Set("cpu_us", static_cast<double>(h.used.cpu_ns) / 1e3)
+          .Set("involuntary_switches", h.used.involuntary)
+          .Set("voluntary_switches", h.used.voluntary)
+          .Set("minor_faults", h.used.minor_faults)
+          .Set("stack", stack);
+      out.Push(e);
+    }
+    return out;
+  };
+  j.Set("hold_cpu_us", hold_cpu.ToJsonUs()).Set("longest", holds(longest)).Set("longest_cpu", holds(longest_cpu));
   return j;
 }
 

@@ -183,9 +183,9 @@ Status ZoneFs::Impl::Mount() {
     }
   }
   // A fresh snapshot drops any torn tail of the journal we replayed.
-  std::string snapshot = SnapshotLocked();
+  MetaState snapshot = SnapshotLocked();
   l.unlock();
-  ZONEKV_RETURN_IF_ERROR(journal_->Roll(snapshot));
+  ZONEKV_RETURN_IF_ERROR(journal_->Roll(snapshot.EncodeSnapshot()));
   l.lock();
   NoteJournalPosLocked();
   l.unlock();
@@ -210,7 +210,7 @@ void ZoneFs::Impl::Shutdown() {
 
 // ---- Journal helpers -------------------------------------------------------------
 
-std::string ZoneFs::Impl::SnapshotLocked() const {
+MetaState ZoneFs::Impl::SnapshotLocked() const {
   MetaState st;
   st.next_file_id = next_file_id_;
   st.dirs = dirs_;
@@ -224,7 +224,7 @@ std::string ZoneFs::Impl::SnapshotLocked() const {
     m.size_bytes = f->synced_size;
     st.files[m.id] = std::move(m);
   }
-  return st.EncodeSnapshot();
+  return st;
 }
 
 // Convention: callers change the in-memory state first and enqueue after,
@@ -248,7 +248,7 @@ void ZoneFs::Impl::NoteJournalPosLocked() {
 }
 
 Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
-  journal_syncs_++;
+  counters_.journal_syncs++;
   for (;;) {
     if (durable_seq_ >= seq) return Status::OK();
     if (!journal_error_.ok()) return journal_error_;
@@ -265,16 +265,17 @@ Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
     std::string batch = std::move(journal_queue_);
     journal_queue_.clear();
     queued_records_ = 0;
-    std::string snapshot;
+    // The snapshot is copied here and encoded without mu_.
+    MetaState snapshot;
     if (!batch.empty() && !journal_->Fits(batch.size())) snapshot = SnapshotLocked();
     l->unlock();
-    Status s = batch.empty() ? Status::OK() : journal_->Append(batch, [&] { return std::move(snapshot); });
+    Status s = batch.empty() ? Status::OK() : journal_->Append(batch, [&] { return snapshot.EncodeSnapshot(); });
     l->lock();
     journal_writing_ = false;
     if (s.ok()) {
       if (!batch.empty()) {
-        journal_writes_++;
-        journal_batches_written_ += batches;
+        counters_.journal_writes++;
+        counters_.journal_batches_written += batches;
       }
       NoteJournalPosLocked();
       // The next leader may write while this flush runs: a flush makes every
@@ -286,7 +287,7 @@ Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
       s = dev_->Flush();
       l->lock();
       flushes_in_flight_--;
-      journal_flushes_++;
+      counters_.journal_flushes++;
       if (s.ok()) durable_seq_ = std::max(durable_seq_, cut);
     }
     if (!s.ok() && journal_error_.ok()) {

@@ -33,22 +33,25 @@ void ZoneFs::Impl::CleanerLoop() {
 
 int ZoneFs::Impl::CleanOnce() {
   std::vector<uint32_t> victims;
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   {
     std::lock_guard<FsMutex> l(mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
-    FsView v = BuildViewLocked(false, nullptr, zc_->NeedsFiles());
+    BuildViewLocked(false, nullptr, zc_->NeedsFiles(), &v);
     // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
     // pick it again and again while other zones could be cleaned.
+    // Only a writer's last extent can be unmovable (MovableLocked), so this
+    // costs O(files), not O(extents).
     for (const auto& [name, f] : names_) {
-      if (!f->writing) continue;
-      for (size_t i = 0; i < f->meta.extents.size(); i++) {
-        uint32_t z = f->meta.extents[i].zone;
-        if (!MovableLocked(*f, i) && z >= meta_zones_ && z < geo_.nr_zones) v.zones[z - meta_zones_].busy = true;
-      }
+      if (!f->writing || f->meta.extents.empty()) continue;
+      size_t last = f->meta.extents.size() - 1;
+      uint32_t z = f->meta.extents[last].zone;
+      if (!MovableLocked(*f, last) && z >= meta_zones_ && z < geo_.nr_zones) v.zones[z - meta_zones_].busy = true;
     }
     std::vector<uint32_t> picks = zc_->PickVictims(v);
-    zc_time_.Since(t0);
+    counters_.zc_time.Since(t0);
     if (picks.empty() && emergency_ && opts_.emergency_zc) {
       // A writer is out of zones and the policy sees nothing to clean: take
       // the full zone with the most garbage (see ZoneFsOptions::emergency_zc).
@@ -60,7 +63,7 @@ int ZoneFs::Impl::CleanOnce() {
       }
       if (best != nullptr) {
         picks.push_back(best->id);
-        emergency_passes_++;
+        counters_.emergency_passes++;
       }
     }
     emergency_ = false;
@@ -83,7 +86,7 @@ int ZoneFs::Impl::CleanOnce() {
     ZoneEntry& e = zones_[z];
     e.cleaning = false;
     if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z, &l).ok()) {
-      resets_zc_++;
+      counters_.resets_zc++;
       reset++;
     }
   }
@@ -258,7 +261,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         ZoneEntry& ve = zones_[v];
         ve.valid_bytes -= std::min(ve.valid_bytes, bytes);
         ve.valid_by_kind[kind] -= std::min(ve.valid_by_kind[kind], bytes);
-        zc_copy_bytes_[kind] += bytes;
+        counters_.zc_copy_bytes[kind] += bytes;
       }
       for (const auto& pieces : moved) {
         for (const auto& p : pieces) SettleCopy(p);

@@ -85,6 +85,26 @@ struct PolicyTimer {
   Json ToJson() const;
 };
 
+// The engine's counters behind Metrics() (docs/metrics.md). GUARDED_BY(mu_);
+// Metrics() copies them under the lock and reports them without it.
+struct FsCounters {
+  uint64_t zc_copy_bytes[5] = {0, 0, 0, 0, 0};
+  uint64_t resets_runtime = 0;
+  uint64_t resets_zc = 0;
+  uint64_t finishes = 0;
+  double r_wp_sum = 0;
+  double r_wp_min = 0;  // lowest write-pointer fraction at a runtime reset
+  uint64_t io_block_us = 0;
+  uint64_t nospace_errors = 0;
+  uint64_t preemptions = 0;
+  uint64_t emergency_passes = 0;
+  uint64_t journal_syncs = 0;      // CommitJournalLocked calls (file syncs, resets, ZoneFs::Sync)
+  uint64_t journal_flushes = 0;    // device flushes made by journal commits
+  uint64_t journal_writes = 0;     // journal records written by commits (a roll counts one)
+  uint64_t journal_batches_written = 0;  // edit batches those records held
+  PolicyTimer alloc_time, zc_time, reset_time;
+};
+
 // A file as the engine tracks it.
 struct FileRecord {
   FileMeta meta;                  // extents, exact size, hints (what the journal holds)
@@ -195,14 +215,20 @@ class ZoneFs::Impl {
  private:
   using Lock = std::unique_lock<FsMutex>;
 
-  // The policies' view. With for_alloc, one empty zone is kept back for the
-  // cleaner (shown busy; its id in *reserved_zone). Without with_files the
-  // view has no files and no ybiz (for policies that do not need them,
-  // NeedsFiles): O(zones) instead of O(files + extents).
-  FsView BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const ZONEKV_REQUIRES(mu_);
+  // The policies' view, into *out (its vectors' memory is reused: a caller
+  // that reserves out->zones for geo_.nr_zones before taking mu_ keeps the
+  // allocation, and glibc's consolidation of freed chunks that a large
+  // allocation can start, out of the lock). With for_alloc, one empty zone
+  // is kept back for the cleaner (shown busy; its id in *reserved_zone).
+  // Without with_files the view has no files and no ybiz (for policies that
+  // do not need them, NeedsFiles): O(zones) instead of O(files + extents).
+  void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const
+      ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const;
-  std::string SnapshotLocked() const ZONEKV_REQUIRES(mu_);
+  // The journaled state of the file table, to be encoded (EncodeSnapshot)
+  // without mu_: copying costs O(files + extents), encoding several times that.
+  MetaState SnapshotLocked() const ZONEKV_REQUIRES(mu_);
   FileRecord* FindLocked(const std::string& name) const ZONEKV_REQUIRES(mu_);
   Status CreateLocked(const std::string& name, FileRecord** out) ZONEKV_REQUIRES(mu_);
   void UnlinkLocked(FileRecord* f, EditBatch* b) ZONEKV_REQUIRES(mu_);
@@ -345,21 +371,7 @@ class ZoneFs::Impl {
 
   // Metrics.
   std::atomic<uint64_t> host_write_bytes_{0};
-  uint64_t zc_copy_bytes_[5] = {0, 0, 0, 0, 0};
-  uint64_t resets_runtime_ = 0;
-  uint64_t resets_zc_ = 0;
-  uint64_t finishes_ = 0;
-  double r_wp_sum_ = 0;
-  double r_wp_min_ = 0;  // lowest write-pointer fraction at a runtime reset
-  uint64_t io_block_us_ = 0;
-  uint64_t nospace_errors_ = 0;
-  uint64_t preemptions_ = 0;
-  uint64_t emergency_passes_ = 0;
-  uint64_t journal_syncs_ = 0;      // CommitJournalLocked calls (file syncs, resets, ZoneFs::Sync)
-  uint64_t journal_flushes_ = 0;    // device flushes made by journal commits
-  uint64_t journal_writes_ = 0;     // journal records written by commits (a roll counts one)
-  uint64_t journal_batches_written_ = 0;  // edit batches those records held
-  PolicyTimer alloc_time_, zc_time_, reset_time_;
+  FsCounters counters_;
 };
 
 // "/a//b/./c/" -> "/a/b/c"; relative paths are taken from "/".

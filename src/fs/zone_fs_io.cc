@@ -119,7 +119,7 @@ Status ZoneFs::Impl::FinishZoneLocked(uint32_t z, Lock* l) {
   if (s.ok()) {
     e.state = ZoneState::kFull;
     e.wp_bytes = e.capacity_bytes;
-    finishes_++;
+    counters_.finishes++;
   }
   progress_++;
   zone_cv_.notify_all();
@@ -199,7 +199,7 @@ int ZoneFs::Impl::ApplyFinishThresholdLocked(const FsView& v, Lock* l) {
 
 std::vector<uint32_t> ZoneFs::Impl::PickResetsLocked(const FsView& v, std::chrono::steady_clock::time_point t0) {
   std::vector<uint32_t> picks = reset_->PickZonesToReset(v);
-  reset_time_.Since(t0);
+  counters_.reset_time.Since(t0);
   return picks;
 }
 
@@ -213,20 +213,22 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) 
     if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
     if (!ResetZoneLocked(z, l).ok()) continue;
-    r_wp_sum_ += frac;
-    r_wp_min_ = resets_runtime_ == 0 ? frac : std::min(r_wp_min_, frac);
-    resets_runtime_++;
+    counters_.r_wp_sum += frac;
+    counters_.r_wp_min = counters_.resets_runtime == 0 ? frac : std::min(counters_.r_wp_min, frac);
+    counters_.resets_runtime++;
     n++;
   }
   return n;
 }
 
 void ZoneFs::Impl::RuntimeReset() {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   Lock l(mu_);
   CloseReleasedZonesLocked(&l);
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
-  FsView v = BuildViewLocked(false, nullptr, reset_->NeedsFiles());
+  BuildViewLocked(false, nullptr, reset_->NeedsFiles(), &v);
   ResetZonesLocked(PickResetsLocked(v, t0), &l);
 }
 
@@ -240,7 +242,7 @@ bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
       return true;
     }
     ReleaseZoneLocked(it->second.get());
-    preemptions_++;
+    counters_.preemptions++;
     return true;
   }
   return false;
@@ -256,6 +258,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
   uint64_t seen_passes = clean_passes_;
   uint64_t seen_progress = progress_;
   std::string why;
+  FsView view;  // rebuilt each pass into the same memory
   for (int finishes = 0;;) {
     if (stop_) return Status::IOError("file system is shutting down");
     // One view per decision pass: the finish threshold, the reset policy and
@@ -264,12 +267,12 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
     uint32_t reserved = UINT32_MAX;
-    FsView view = BuildViewLocked(true, &reserved, with_files);
+    BuildViewLocked(true, &reserved, with_files, &view);
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
     if (acted > 0) {
-      alloc_time_.Charge(t0, t_built);  // the view's cost, without a policy call
+      counters_.alloc_time.Charge(t0, t_built);  // the view's cost, without a policy call
       continue;
     }
     // The requester as the full view would show it (a file being deleted
@@ -279,7 +282,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     req.file = f->deleted ? nullptr : &self;
     req.min_bytes = want;
     AllocDecision d = policy->Allocate(view, req);
-    alloc_time_.Since(t0);
+    counters_.alloc_time.Since(t0);
 
     if (d.action == AllocDecision::Action::kUseZone) {
       uint32_t z = d.zone;
@@ -298,7 +301,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
         e.owner = f->meta.id;
         if (f->meta.hints.lifetime > e.lifetime || e.wp_bytes == 0) e.lifetime = f->meta.hints.lifetime;
         f->zone = z;
-        io_block_us_ += waited_us;
+        counters_.io_block_us += waited_us;
         return Status::OK();
       }
       why = "policy " + std::string(policy->name()) + " chose zone " + std::to_string(z) +
@@ -327,9 +330,10 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !cleaner_.joinable();
     if (std::chrono::steady_clock::now() >= deadline ||
         (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
-      io_block_us_ += waited_us;
-      nospace_errors_++;
-      FsView v = BuildViewLocked(false, nullptr, false);
+      counters_.io_block_us += waited_us;
+      counters_.nospace_errors++;
+      FsView v;
+      BuildViewLocked(false, nullptr, false, &v);
       return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
                              std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
                              std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +

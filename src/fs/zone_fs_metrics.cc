@@ -24,9 +24,11 @@ FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
   return fv;
 }
 
-FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files) const {
-  FsView v;
+void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const {
+  FsView& v = *out;
   v.now_us = NowUsLocked();
+  v.zones.clear();
+  v.files.clear();
   v.zones.reserve(geo_.nr_zones - meta_zones_);
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
     const ZoneEntry& e = zones_[z];
@@ -74,7 +76,6 @@ FsView ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bo
   CountZonesLocked(&v.open_zones, &v.active_zones);
   v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimit(geo_.max_open_zones);
   v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimit(geo_.max_active_zones);
-  return v;
 }
 
 void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
@@ -83,17 +84,36 @@ void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
 }
 
 FsView ZoneFs::Impl::View() const {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   std::lock_guard<FsMutex> l(mu_);
-  return BuildViewLocked(false, nullptr, true);
+  BuildViewLocked(false, nullptr, true, &v);
+  return v;
 }
 
 Json ZoneFs::Impl::Metrics() const {
-  std::lock_guard<FsMutex> l(mu_);
-  FsView v = BuildViewLocked(false, nullptr, false);
+  // Copied under mu_ (O(zones), into memory allocated before), reported
+  // without it.
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);
+  FsCounters c;
+  FsMutex::Stats lock_stats;
+  lock_stats.longest.reserve(FsMutex::kLongest);
+  lock_stats.longest_cpu.reserve(FsMutex::kLongest);
+  uint64_t clean_passes = 0, files = 0, journal_rolls = 0;
+  {
+    std::lock_guard<FsMutex> l(mu_);
+    BuildViewLocked(false, nullptr, false, &v);
+    c = counters_;
+    mu_.StatsLocked(&lock_stats);
+    clean_passes = clean_passes_;
+    files = names_.size();
+    journal_rolls = journal_pos_.rolls;
+  }
   uint64_t host = host_write_bytes_.load();
-  auto kind = [&](FileKind k) { return zc_copy_bytes_[static_cast<int>(k)]; };
+  auto kind = [&](FileKind k) { return c.zc_copy_bytes[static_cast<int>(k)]; };
   uint64_t zc_total = 0;
-  for (uint64_t b : zc_copy_bytes_) zc_total += b;
+  for (uint64_t b : c.zc_copy_bytes) zc_total += b;
   Json zc = Json::Object();
   zc.Set("blob", kind(FileKind::kBlob))
       .Set("sst", kind(FileKind::kSst))
@@ -109,33 +129,33 @@ Json ZoneFs::Impl::Metrics() const {
     if (z.full()) full++;
   }
   Json pt = Json::Object();
-  pt.Set("alloc", alloc_time_.ToJson()).Set("zc", zc_time_.ToJson()).Set("reset", reset_time_.ToJson());
+  pt.Set("alloc", c.alloc_time.ToJson()).Set("zc", c.zc_time.ToJson()).Set("reset", c.reset_time.ToJson());
   Json j = Json::Object();
   j.Set("host_write_bytes", host)
       .Set("zc_copy_bytes", zc)
-      .Set("resets_runtime", resets_runtime_)
-      .Set("resets_zc", resets_zc_)
-      .Set("ezrc", resets_runtime_ + resets_zc_)
-      .Set("r_wp", resets_runtime_ == 0 ? 0.0 : r_wp_sum_ / static_cast<double>(resets_runtime_))
-      .Set("r_wp_min", r_wp_min_)
+      .Set("resets_runtime", c.resets_runtime)
+      .Set("resets_zc", c.resets_zc)
+      .Set("ezrc", c.resets_runtime + c.resets_zc)
+      .Set("r_wp", c.resets_runtime == 0 ? 0.0 : c.r_wp_sum / static_cast<double>(c.resets_runtime))
+      .Set("r_wp_min", c.r_wp_min)
       .Set("fs_waf", host == 0 ? 1.0 : static_cast<double>(host + zc_total) / static_cast<double>(host))
       .Set("space_used_ratio", data_cap == 0 ? 0.0 : static_cast<double>(nonempty_cap) / static_cast<double>(data_cap))
       .Set("free_ratio", v.free_ratio())
       .Set("free_bytes", v.free_bytes())
       .Set("used_bytes", v.used_bytes())
       .Set("reclaimable_bytes", v.reclaimable_bytes())
-      .Set("io_block_time_s", static_cast<double>(io_block_us_) / 1e6)
+      .Set("io_block_time_s", static_cast<double>(c.io_block_us) / 1e6)
       .Set("policy_time_us", pt)
-      .Set("finishes", finishes_)
-      .Set("nospace_errors", nospace_errors_)
-      .Set("zone_preemptions", preemptions_)
-      .Set("zc_passes", clean_passes_)
-      .Set("zc_emergency_passes", emergency_passes_)
-      .Set("files", static_cast<uint64_t>(names_.size()))
+      .Set("finishes", c.finishes)
+      .Set("nospace_errors", c.nospace_errors)
+      .Set("zone_preemptions", c.preemptions)
+      .Set("zc_passes", clean_passes)
+      .Set("zc_emergency_passes", c.emergency_passes)
+      .Set("files", files)
       .Set("zones_empty", empty)
       .Set("zones_full", full)
-      .Set("journal_rolls", journal_pos_.rolls);
-  Json lock = mu_.StatsLocked();
+      .Set("journal_rolls", journal_rolls);
+  Json lock = lock_stats.ToJson();
   lock.Set("device_calls_held", dev_->calls_held());
   {
     std::lock_guard<std::mutex> rl(readers_mu_);
@@ -143,18 +163,19 @@ Json ZoneFs::Impl::Metrics() const {
   }
   auto ratio = [](uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); };
   Json journal = Json::Object();
-  journal.Set("syncs", journal_syncs_)
-      .Set("flushes", journal_flushes_)
-      .Set("syncs_per_flush", ratio(journal_syncs_, journal_flushes_))
-      .Set("writes", journal_writes_)
-      .Set("records_per_write", ratio(journal_batches_written_, journal_writes_));
+  journal.Set("syncs", c.journal_syncs)
+      .Set("flushes", c.journal_flushes)
+      .Set("syncs_per_flush", ratio(c.journal_syncs, c.journal_flushes))
+      .Set("writes", c.journal_writes)
+      .Set("records_per_write", ratio(c.journal_batches_written, c.journal_writes));
   j.Set("lock", lock).Set("journal", journal);
   return j;
 }
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
   std::lock_guard<FsMutex> l(mu_);
-  FsView v = BuildViewLocked(false, nullptr, true);
+  FsView v;
+  BuildViewLocked(false, nullptr, true, &v);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
     FileExtents fe;

@@ -3,7 +3,11 @@
 // holds one reset, finish, flush, journal write or read at the device while
 // the test checks what else completes. Every wait is bounded (kWait) and
 // fails the test when it runs out.
+#include <execinfo.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -308,6 +312,64 @@ TEST(LatencyHistogramTest, QuantilesWithinABucketAndExactMax) {
   EXPECT_EQ(h.QuantileNs(1.0), 1000000u);
   Json j = h.ToJsonUs();
   EXPECT_EQ(j.Find("max")->number(), 1000.0);
+}
+
+// One hold from a function of the test executable (not inlined, so that it
+// is a frame of the recorded stack).
+[[gnu::noinline]] void HoldOnce(FsMutex* mu, int work) {
+  std::lock_guard<FsMutex> l(*mu);
+  volatile int sink = 0;
+  for (int i = 0; i < work; i++) sink = sink + i;
+}
+
+TEST(LockProfileTest, OffByDefault) {
+  ASSERT_EQ(std::getenv("ZONEKV_LOCK_PROFILE"), nullptr);
+  FsMutex mu;
+  HoldOnce(&mu, 10);
+  std::lock_guard<FsMutex> l(mu);
+  FsMutex::Stats st;
+  mu.StatsLocked(&st);
+  Json j = st.ToJson();
+  EXPECT_EQ(j.Find("acquisitions")->number(), 2.0);
+  EXPECT_EQ(j.Find("longest"), nullptr);
+  EXPECT_EQ(j.Find("hold_cpu_us"), nullptr);
+}
+
+TEST(LockProfileTest, KeepsTheLongestHoldsWithTheirStacks) {
+  setenv("ZONEKV_LOCK_PROFILE", "1", 1);
+  FsMutex mu;
+  unsetenv("ZONEKV_LOCK_PROFILE");
+  const int holds = static_cast<int>(FsMutex::kLongest) + 8;
+  for (int i = 0; i < holds; i++) HoldOnce(&mu, 1000 * i);
+  FsMutex::Stats st;
+  {
+    std::lock_guard<FsMutex> l(mu);
+    mu.StatsLocked(&st);
+  }
+  ASSERT_TRUE(st.profile);
+  EXPECT_EQ(st.hold_cpu.count(), static_cast<uint64_t>(holds));  // the StatsLocked hold has not ended
+  ASSERT_EQ(st.longest.size(), FsMutex::kLongest);
+  ASSERT_EQ(st.longest_cpu.size(), FsMutex::kLongest);
+  for (size_t i = 1; i < FsMutex::kLongest; i++) {
+    EXPECT_GE(st.longest[i - 1].wall_ns, st.longest[i].wall_ns);
+    EXPECT_GE(st.longest_cpu[i - 1].used.cpu_ns, st.longest_cpu[i].used.cpu_ns);
+  }
+  EXPECT_EQ(st.longest[0].wall_ns, st.hold.max_ns());
+  // Every stack leads back to this test's own code.
+  for (size_t i = 0; i < st.longest.size(); i++) {
+    const FsMutex::Hold& h = st.longest[i];
+    char** names = backtrace_symbols(h.stack, h.frames);
+    ASSERT_NE(names, nullptr);
+    bool ours = false;
+    for (int k = 0; k < h.frames; k++) ours |= std::strstr(names[k], "fs_lock_test") != nullptr;
+    std::free(names);
+    EXPECT_TRUE(ours) << "hold " << i << " has no frame in fs_lock_test";
+  }
+  Json j = st.ToJson();
+  ASSERT_NE(j.Find("longest"), nullptr);
+  EXPECT_NE(j.Find("longest")->Dump().find("fs_lock_test"), std::string::npos);
+  ASSERT_NE(j.Find("hold_cpu_us"), nullptr);
+  ASSERT_NE(j.Find("longest_cpu"), nullptr);
 }
 
 }  // namespace
