@@ -2,7 +2,7 @@
 # The main job: builds zonekv, then runs the default experiment (the baseline
 # against the best scheme available, on a write-heavy YCSB workload with
 # BlobDB), prints its table and writes results.json, summary.md and figures.
-# About 2-3 minutes on 2 cores once built.
+# Timed (ZN540 profile); about 1-1.5 minutes on 2 cores once built.
 # Usage: scripts/main_job.sh [--out=DIR] [more `zonekv experiment` flags, e.g. --seeds=3]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -15,7 +15,7 @@ import common
 BEST = "baza+"
 SCHEMES = ["baseline", BEST]
 
-DESCRIPTION = "baseline vs %s on sv-wla (YCSB 80%% update / 20%% insert) with BlobDB, ~2-3 min" % BEST
+DESCRIPTION = "baseline vs %s on sv-wla (YCSB 80%% update / 20%% insert) with BlobDB on a timed ZN540, ~1-1.5 min" % BEST
 DEFAULT_SCALE = 1 / 32
 
 PAPER_ZONE = 1024 * common.MiB
