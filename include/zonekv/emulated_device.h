@@ -190,6 +190,10 @@ class EmulatedDevice final : public ZonedDevice {
   Status CheckZoneId(uint32_t zone, const char* op) const;
   // Offset and length are block-aligned and the offset lies on the device.
   Status CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const;
+  // A zone command that changes the write pointer (finish, reset) is refused
+  // on offline and read-only media; `verb` completes "cannot be ...".
+  // REQUIRES: mu_ held.
+  Status CheckWritableMediaLocked(uint32_t zone, const char* verb) const;
   // Makes `zone` writable (implicit open), applying limits and auto-close.
   // REQUIRES: mu_ held.
   Status OpenForWriteLocked(uint32_t zone, bool explicit_open);

@@ -374,6 +374,18 @@ Status EmulatedDevice::ApplyClose(uint32_t zone) {
   }
 }
 
+Status EmulatedDevice::CheckWritableMediaLocked(uint32_t zone, const char* verb) const {
+  switch (zones_[zone].state) {
+    case ZoneState::kOffline:
+      return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
+    case ZoneState::kReadOnly:
+      return Status::Zone(Status::Code::kZoneReadOnly,
+                          ZoneName(zone) + " is read-only and cannot be " + std::string(verb));
+    default:
+      return Status::OK();
+  }
+}
+
 Status EmulatedDevice::FinishZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "finish"));
   const DeviceGeometry& g = options_.geometry;
@@ -385,16 +397,8 @@ Status EmulatedDevice::FinishZone(uint32_t zone) {
     {
       std::lock_guard<std::mutex> l(mu_);
       const Zone& zn = zones_[zone];
-      switch (zn.state) {
-        case ZoneState::kOffline:
-          return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
-        case ZoneState::kReadOnly:
-          return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be finished");
-        case ZoneState::kFull:
-          return Status::OK();
-        default:
-          break;
-      }
+      ZONEKV_RETURN_IF_ERROR(CheckWritableMediaLocked(zone, "finished"));
+      if (zn.state == ZoneState::kFull) return Status::OK();
       wp = zn.wp_bytes;
       reset_count = zn.reset_count;
       if (options_.finish == FinishModel::kPad && wp > 0) pad = g.zone_capacity_bytes - wp;
@@ -429,16 +433,8 @@ Status EmulatedDevice::ResetZone(uint32_t zone) {
     {
       std::lock_guard<std::mutex> l(mu_);
       const Zone& zn = zones_[zone];
-      switch (zn.state) {
-        case ZoneState::kOffline:
-          return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
-        case ZoneState::kReadOnly:
-          return Status::Zone(Status::Code::kZoneReadOnly, ZoneName(zone) + " is read-only and cannot be reset");
-        case ZoneState::kEmpty:
-          return Status::OK();
-        default:
-          break;
-      }
+      ZONEKV_RETURN_IF_ERROR(CheckWritableMediaLocked(zone, "reset"));
+      if (zn.state == ZoneState::kEmpty) return Status::OK();
       reset_count = zn.reset_count + 1;
       // Erasing blocks that were never programmed costs nothing.
       if (timing_) done = timing_->Reset(zone, zn.wp_bytes, TimingModel::NowNs());
