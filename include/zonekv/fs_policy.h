@@ -54,7 +54,7 @@ struct ZoneView {
   uint64_t valid_bytes_by_kind[5] = {0, 0, 0, 0, 0};  // indexed by FileKind
   bool busy = false;               // a writer or the cleaner holds the zone
   Lifetime lifetime = Lifetime::kNotSet;  // longest lifetime among files written to it
-  uint64_t ybiz = 0;               // youngest (largest) blob file number in the zone, 0 if none
+  uint64_t ybiz = 0;               // youngest (largest) number of a blob file with valid bytes here, 0 if none
   uint64_t last_write_us = 0;      // FsView clock at the last write or invalidation
   uint64_t reset_count = 0;        // wear
 
@@ -122,10 +122,10 @@ class AllocationPolicy {
   virtual ~AllocationPolicy() = default;
   virtual const char* name() const = 0;
   virtual AllocDecision Allocate(const FsView& view, const AllocRequest& req) = 0;
-  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
-  // engine derives from the files). When false the engine may pass a view
-  // without them (files empty, ybiz 0), built in O(zones) instead of
-  // O(files). AllocRequest::file is filled in either way.
+  // Whether the policy reads FsView::files. When false the engine may pass
+  // a view without them (files empty), built in O(zones) instead of
+  // O(files + extents). Zones (ybiz included) and AllocRequest::file are
+  // filled in either way.
   virtual bool NeedsFiles() const { return true; }
 };
 
@@ -138,10 +138,9 @@ class CleaningPolicy {
   // Zones to clean now, best first; empty if cleaning should not run.
   // The engine migrates their valid extents and resets them.
   virtual std::vector<uint32_t> PickVictims(const FsView& view) = 0;
-  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
-  // engine derives from the files). When false the engine may pass a view
-  // without them (files empty, ybiz 0), built in O(zones) instead of
-  // O(files). AllocRequest::file is filled in either way.
+  // Whether the policy reads FsView::files. When false the engine may pass
+  // a view without them (files empty), built in O(zones) instead of
+  // O(files + extents). Zones (ybiz included) are filled in either way.
   virtual bool NeedsFiles() const { return true; }
 };
 
@@ -154,10 +153,9 @@ class ResetPolicy {
   // Zones holding no valid data to reset now. Only zones with valid_bytes == 0,
   // written_bytes > 0 and !busy may be returned.
   virtual std::vector<uint32_t> PickZonesToReset(const FsView& view) = 0;
-  // Whether the policy reads FsView::files or ZoneView::ybiz (which the
-  // engine derives from the files). When false the engine may pass a view
-  // without them (files empty, ybiz 0), built in O(zones) instead of
-  // O(files). AllocRequest::file is filled in either way.
+  // Whether the policy reads FsView::files. When false the engine may pass
+  // a view without them (files empty), built in O(zones) instead of
+  // O(files + extents). Zones (ybiz included) are filled in either way.
   virtual bool NeedsFiles() const { return true; }
 };
 

@@ -105,6 +105,9 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // A consistent snapshot of the data zones and live files (as policies see it,
   // without allocation reservations).
   FsView View() const;
+  // The same without the files (FsView::files empty): O(zones), for callers
+  // that read zones only (free space, each zone's youngest blob file).
+  FsView ZonesView() const;
   // Counters and ratios (the fs.* keys of docs/metrics.md); see zone_fs_metrics.cc.
   Json Metrics() const;
   // Checks extents against the zones: every extent within its zone's write

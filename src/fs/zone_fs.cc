@@ -154,9 +154,7 @@ Status ZoneFs::Impl::Mount() {
       if (e.offset_bytes + RoundUp(e.length_bytes, bs_) > z.wp_bytes) {
         mount_problems_.push_back(where + " is beyond the zone's write pointer " + std::to_string(z.wp_bytes));
       }
-      uint64_t bytes = RoundUp(e.length_bytes, bs_);
-      z.valid_bytes += bytes;
-      z.valid_by_kind[static_cast<int>(f->meta.hints.kind)] += bytes;
+      z.AddValid(ValidOwner::Of(f->meta.hints), RoundUp(e.length_bytes, bs_));
       if (f->meta.hints.lifetime > z.lifetime) z.lifetime = f->meta.hints.lifetime;
     }
     RebuildEndsLocked(f);
@@ -459,8 +457,15 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
     uint64_t number = 0;
     FileKind kind = FileKindFromName(dst, &number);
     if (kind != f->meta.hints.kind || number != f->meta.hints.number) {
+      // The file's valid bytes change owner with its name.
+      const ValidOwner from = ValidOwner::Of(f->meta.hints);
       f->meta.hints.kind = kind;
       f->meta.hints.number = number;
+      const ValidOwner to = ValidOwner::Of(f->meta.hints);
+      for (const auto& e : f->meta.extents) {
+        zones_[e.zone].RemoveValid(from, RoundUp(e.length_bytes, bs_));
+        zones_[e.zone].AddValid(to, RoundUp(e.length_bytes, bs_));
+      }
       b.SetHints(f->meta.id, f->meta.hints);
     }
     names_[dst] = f;
@@ -649,6 +654,7 @@ Status ZoneFs::Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts
 }
 
 FsView ZoneFs::View() const { return impl_->View(); }
+FsView ZoneFs::ZonesView() const { return impl_->ZonesView(); }
 void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(std::move(scores)); }
 
 namespace {

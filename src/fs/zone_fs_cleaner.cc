@@ -100,7 +100,8 @@ int ZoneFs::Impl::CleanOnce() {
   return reset;
 }
 
-bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out) {
+bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, ValidOwner owner,
+                                     std::vector<Extent>* out) {
   std::string buf;
   uint64_t done = 0;
   while (done < len) {
@@ -145,8 +146,7 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     // Counted valid at once: once the zone is full it is no longer the
     // cleaner's, and a zone holding copies must never look empty to the
     // reset policy. MigrateZone takes the bytes back if the swap fails.
-    e.valid_bytes += chunk;
-    e.valid_by_kind[kind] += chunk;
+    e.AddValid(owner, chunk);
     e.pending_copy_bytes += chunk;
     e.last_write_us = NowUsLocked();
     e.state = e.wp_bytes >= e.capacity_bytes ? ZoneState::kFull : ZoneState::kImplicitOpen;
@@ -167,18 +167,15 @@ void ZoneFs::Impl::SettleCopy(const Extent& p) {
   z.pending_copy_bytes -= std::min(z.pending_copy_bytes, pb);
 }
 
-void ZoneFs::Impl::Uncount(const Extent& p, int kind) {
+void ZoneFs::Impl::Uncount(const Extent& p, ValidOwner owner) {
   SettleCopy(p);
-  ZoneEntry& z = zones_[p.zone];
-  uint64_t pb = RoundUp(p.length_bytes, bs_);
-  z.valid_bytes -= std::min(z.valid_bytes, pb);
-  z.valid_by_kind[kind] -= std::min(z.valid_by_kind[kind], pb);
+  zones_[p.zone].RemoveValid(owner, RoundUp(p.length_bytes, bs_));
 }
 
-void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, int kind) {
+void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, ValidOwner owner) {
   std::lock_guard<FsMutex> l(mu_);
   for (const auto& pieces : moved) {
-    for (const auto& p : pieces) Uncount(p, kind);
+    for (const auto& p : pieces) Uncount(p, owner);
   }
 }
 
@@ -192,7 +189,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
     uint64_t file;
     size_t index;
     Extent extent;
-    int kind;
+    ValidOwner owner;
   };
   std::vector<Item> items;
   {
@@ -206,7 +203,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
       if (opts_.policy.zc_sst_only && f->meta.hints.kind != FileKind::kSst) continue;
       for (size_t i = 0; i < f->meta.extents.size(); i++) {
         if (f->meta.extents[i].zone == v) {
-          items.push_back({f->meta.id, i, f->meta.extents[i], static_cast<int>(f->meta.hints.kind)});
+          items.push_back({f->meta.id, i, f->meta.extents[i], ValidOwner::Of(f->meta.hints)});
         }
       }
     }
@@ -220,8 +217,8 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
     for (size_t j = k; j < end; j++) {
       const Extent& e = items[j].extent;
       uint64_t src = static_cast<uint64_t>(v) * geo_.zone_size_bytes + e.offset_bytes;
-      if (!CopyToCleanerZone(src, RoundUp(e.length_bytes, bs_), e.length_bytes, items[j].kind, &moved[j - k])) {
-        DropCopies(moved, items[k].kind);
+      if (!CopyToCleanerZone(src, RoundUp(e.length_bytes, bs_), e.length_bytes, items[j].owner, &moved[j - k])) {
+        DropCopies(moved, items[k].owner);
         return false;
       }
     }
@@ -255,13 +252,10 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         // at their new place, by the writer's next commit.
         b.ReplaceExtents(f->meta.id, std::vector<Extent>(ext.begin(), ext.begin() + static_cast<long>(synced)));
       }
-      int kind = items[k].kind;
       for (size_t j = k; j < end; j++) {
         uint64_t bytes = RoundUp(items[j].extent.length_bytes, bs_);
-        ZoneEntry& ve = zones_[v];
-        ve.valid_bytes -= std::min(ve.valid_bytes, bytes);
-        ve.valid_by_kind[kind] -= std::min(ve.valid_by_kind[kind], bytes);
-        counters_.zc_copy_bytes[kind] += bytes;
+        zones_[v].RemoveValid(items[j].owner, bytes);
+        counters_.zc_copy_bytes[static_cast<int>(items[j].owner.kind)] += bytes;
       }
       for (const auto& pieces : moved) {
         for (const auto& p : pieces) SettleCopy(p);
@@ -276,7 +270,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
     } else {
       // The file changed meanwhile: the copies are garbage.
       for (const auto& pieces : moved) {
-        for (const auto& p : pieces) Uncount(p, items[k].kind);
+        for (const auto& p : pieces) Uncount(p, items[k].owner);
       }
     }
     k = end;

@@ -118,12 +118,23 @@ struct FileRecord {
   bool deleted = false;           // unlinked; extents freed when handles reaches 0
 };
 
+// Whose valid bytes these are: a file's kind and, for blob files, its number.
+struct ValidOwner {
+  FileKind kind = FileKind::kOther;
+  uint64_t number = 0;
+  static ValidOwner Of(const FileHints& h) { return ValidOwner{h.kind, h.number}; }
+};
+
 struct ZoneEntry {
   uint64_t capacity_bytes = 0;
   uint64_t wp_bytes = 0;          // relative to the zone start
   ZoneState state = ZoneState::kEmpty;
   uint64_t valid_bytes = 0;       // sum of RoundUp(extent length) of live extents
   uint64_t valid_by_kind[5] = {0, 0, 0, 0, 0};
+  // Of valid_by_kind[kBlob]: bytes per blob file number, kept so that the
+  // zone's youngest blob file (ybiz) costs O(log files in the zone) to keep
+  // and O(1) to read, instead of a pass over every file per view.
+  std::map<uint64_t, uint64_t> blob_bytes_by_number;
   // Of valid_bytes: cleaner copies written here but not yet swapped into
   // their file's extent list (see CopyToCleanerZone). Fsck allows for them.
   uint64_t pending_copy_bytes = 0;
@@ -141,6 +152,14 @@ struct ZoneEntry {
   bool busy() const {
     return owner != 0 || in_io || cleaning || cleaner_target || resetting || finishing || closing;
   }
+  // Counts `bytes` (a block multiple) of o's data as valid in the zone.
+  void AddValid(ValidOwner o, uint64_t bytes);
+  // Takes back bytes AddValid counted (never below zero).
+  void RemoveValid(ValidOwner o, uint64_t bytes);
+  // Forgets all valid data (the zone was reset).
+  void ClearValid();
+  // The youngest (largest-numbered) blob file with valid bytes here, 0 if none.
+  uint64_t ybiz() const { return blob_bytes_by_number.empty() ? 0 : blob_bytes_by_number.rbegin()->first; }
 };
 
 class ZoneFs::Impl {
@@ -196,6 +215,7 @@ class ZoneFs::Impl {
 
   // ---- Views, metrics, checks ----
   FsView View() const;
+  FsView ZonesView() const;
   void SetLevelScores(std::vector<double> scores);
   Json Metrics() const;
   std::vector<FsckProblem> Fsck() const;
@@ -220,8 +240,8 @@ class ZoneFs::Impl {
   // allocation, and glibc's consolidation of freed chunks that a large
   // allocation can start, out of the lock). With for_alloc, one empty zone
   // is kept back for the cleaner (shown busy; its id in *reserved_zone).
-  // Without with_files the view has no files and no ybiz (for policies that
-  // do not need them, NeedsFiles): O(zones) instead of O(files + extents).
+  // Without with_files the view has no files (for policies that do not
+  // need them, NeedsFiles): O(zones) instead of O(files + extents).
   void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const
       ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
@@ -301,12 +321,12 @@ class ZoneFs::Impl {
   // cleaner's zone(s), appending the new extents (exact total `exact`) to *out.
   // The copies count as valid bytes of their zone from the moment they are
   // written, as pending copies until SettleCopy or Uncount.
-  bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, int kind, std::vector<Extent>* out);
+  bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, ValidOwner owner, std::vector<Extent>* out);
   // The copy `p` now belongs to a file: no longer pending.
   void SettleCopy(const Extent& p) ZONEKV_REQUIRES(mu_);
   // Take back the valid bytes of copies that did not replace anything.
-  void Uncount(const Extent& p, int kind) ZONEKV_REQUIRES(mu_);
-  void DropCopies(const std::vector<std::vector<Extent>>& moved, int kind) ZONEKV_EXCLUDES(mu_);
+  void Uncount(const Extent& p, ValidOwner owner) ZONEKV_REQUIRES(mu_);
+  void DropCopies(const std::vector<std::vector<Extent>>& moved, ValidOwner owner) ZONEKV_EXCLUDES(mu_);
 
   const std::shared_ptr<ZonedDevice> base_dev_;
   const std::shared_ptr<LockCheckedDevice> dev_;  // every device command of the engine goes through it

@@ -16,6 +16,30 @@ uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+void ZoneEntry::AddValid(ValidOwner o, uint64_t bytes) {
+  valid_bytes += bytes;
+  valid_by_kind[static_cast<int>(o.kind)] += bytes;
+  if (o.kind == FileKind::kBlob) blob_bytes_by_number[o.number] += bytes;
+}
+
+void ZoneEntry::RemoveValid(ValidOwner o, uint64_t bytes) {
+  valid_bytes -= std::min(valid_bytes, bytes);
+  uint64_t& k = valid_by_kind[static_cast<int>(o.kind)];
+  k -= std::min(k, bytes);
+  if (o.kind != FileKind::kBlob) return;
+  auto it = blob_bytes_by_number.find(o.number);
+  if (it == blob_bytes_by_number.end()) return;
+  it->second -= std::min(it->second, bytes);
+  if (it->second == 0) blob_bytes_by_number.erase(it);
+}
+
+void ZoneEntry::ClearValid() {
+  valid_bytes = 0;
+  pending_copy_bytes = 0;
+  std::fill(std::begin(valid_by_kind), std::end(valid_by_kind), 0);
+  blob_bytes_by_number.clear();
+}
+
 uint64_t ZoneFs::Impl::NowUsLocked() const { return ElapsedUs(start_); }
 
 uint32_t ZoneFs::Impl::DataLimit(uint32_t device_limit) const {
@@ -63,13 +87,11 @@ void ZoneFs::Impl::AddExtentLocked(FileRecord* f, const Extent& e) {
 }
 
 void ZoneFs::Impl::FreeExtentsLocked(FileRecord* f) {
-  int kind = static_cast<int>(f->meta.hints.kind);
+  const ValidOwner owner = ValidOwner::Of(f->meta.hints);
   uint64_t now = NowUsLocked();
   for (const auto& e : f->meta.extents) {
     ZoneEntry& z = zones_[e.zone];
-    uint64_t bytes = RoundUp(e.length_bytes, bs_);
-    z.valid_bytes -= std::min(z.valid_bytes, bytes);
-    z.valid_by_kind[kind] -= std::min(z.valid_by_kind[kind], bytes);
+    z.RemoveValid(owner, RoundUp(e.length_bytes, bs_));
     z.last_write_us = now;
   }
   if (f->zone >= 0) ReleaseZoneLocked(f);
@@ -179,9 +201,7 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z, Lock* l) {
     e.reset_count++;
   }
   e.wp_bytes = 0;
-  e.valid_bytes = 0;
-  e.pending_copy_bytes = 0;
-  std::fill(std::begin(e.valid_by_kind), std::end(e.valid_by_kind), 0);
+  e.ClearValid();
   e.lifetime = Lifetime::kNotSet;
   return Status::OK();
 }
@@ -397,10 +417,8 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
                              std::to_string(off) + ": " + s.ToString());
     }
     uint64_t exact = std::min<uint64_t>(chunk, n - done);
-    int kind = static_cast<int>(f->meta.hints.kind);
     e.wp_bytes += chunk;
-    e.valid_bytes += chunk;
-    e.valid_by_kind[kind] += chunk;
+    e.AddValid(ValidOwner::Of(f->meta.hints), chunk);
     e.last_write_us = NowUsLocked();
     if (f->meta.hints.lifetime > e.lifetime) e.lifetime = f->meta.hints.lifetime;
     AddExtentLocked(f, Extent{z, off, exact});

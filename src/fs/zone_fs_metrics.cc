@@ -43,6 +43,7 @@ void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool
     zv.lifetime = e.lifetime;
     zv.last_write_us = e.last_write_us;
     zv.reset_count = e.reset_count;
+    zv.ybiz = e.ybiz();
     v.zones.push_back(zv);
   }
   if (for_alloc) {
@@ -59,18 +60,7 @@ void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool
   }
   if (with_files) {
     v.files.reserve(names_.size());
-    for (const auto& [name, f] : names_) {
-      FileView fv = FileViewLocked(*f);
-      if (f->meta.hints.kind == FileKind::kBlob) {
-        for (const auto& [z, bytes] : fv.bytes_per_zone) {
-          if (z >= meta_zones_ && z < geo_.nr_zones) {
-            ZoneView& zv = v.zones[z - meta_zones_];
-            zv.ybiz = std::max(zv.ybiz, f->meta.hints.number);
-          }
-        }
-      }
-      v.files.push_back(std::move(fv));
-    }
+    for (const auto& [name, f] : names_) v.files.push_back(FileViewLocked(*f));
   }
   v.level_scores = level_scores_;
   CountZonesLocked(&v.open_zones, &v.active_zones);
@@ -88,6 +78,14 @@ FsView ZoneFs::Impl::View() const {
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   std::lock_guard<FsMutex> l(mu_);
   BuildViewLocked(false, nullptr, true, &v);
+  return v;
+}
+
+FsView ZoneFs::Impl::ZonesView() const {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
+  std::lock_guard<FsMutex> l(mu_);
+  BuildViewLocked(false, nullptr, false, &v);
   return v;
 }
 
@@ -227,13 +225,14 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
     std::string name;
     uint64_t size_bytes;
     std::vector<Extent> extents;
+    ValidOwner owner;
   };
   std::vector<FileCopy> files;
   std::vector<ZoneEntry> zones;
   {
     std::lock_guard<FsMutex> l(mu_);
     files.reserve(files_.size());
-    for (const auto& [id, f] : files_) files.push_back({f->meta.name, f->meta.size_bytes, f->meta.extents});
+    for (const auto& [id, f] : files_) files.push_back({f->meta.name, f->meta.size_bytes, f->meta.extents, ValidOwner::Of(f->meta.hints)});
     zones = zones_;
   }
   std::vector<ZoneInfo> infos;
@@ -251,6 +250,7 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
   };
   std::vector<std::vector<Use>> uses(geo_.nr_zones);
   std::vector<uint64_t> valid(geo_.nr_zones, 0);
+  std::vector<std::map<uint64_t, uint64_t>> blob_bytes(geo_.nr_zones);  // zone -> blob file number -> bytes
   for (const auto& f : files) {
     uint64_t sum = 0;
     for (size_t i = 0; i < f.extents.size(); i++) {
@@ -273,6 +273,7 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
       }
       uses[e.zone].push_back({e.offset_bytes, end, f.name});
       valid[e.zone] += RoundUp(e.length_bytes, bs_);
+      if (f.owner.kind == FileKind::kBlob) blob_bytes[e.zone][f.owner.number] += RoundUp(e.length_bytes, bs_);
     }
     if (sum != f.size_bytes) {
       out.push_back({"file " + f.name + " has size " + std::to_string(f.size_bytes) + " but its extents hold " +
@@ -294,6 +295,11 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
       out.push_back({"zone " + std::to_string(z) + ": valid byte count " + std::to_string(zones[z].valid_bytes) +
                      " differs from the " + std::to_string(valid[z]) + " bytes its extents hold" +
                      (pending ? " plus " + std::to_string(pending) + " bytes of cleaner copies in flight" : "")});
+    }
+    if (!zones.empty() && pending == 0 && zones[z].blob_bytes_by_number != blob_bytes[z]) {
+      out.push_back({"zone " + std::to_string(z) + ": its blob accounting (youngest blob file " +
+                     std::to_string(zones[z].ybiz()) + ") differs from the blob files its extents hold (youngest " +
+                     std::to_string(blob_bytes[z].empty() ? 0 : blob_bytes[z].rbegin()->first) + ")"});
     }
     uint64_t wp = infos[z].state == ZoneState::kFull ? infos[z].capacity_bytes : infos[z].written_bytes();
     if (valid[z] > wp && !reset_since(z)) {

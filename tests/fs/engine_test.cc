@@ -87,6 +87,69 @@ TEST(EngineTest, ManyWritersWithFewOpenZones) {
   EXPECT_EQ(FsckText(*fs), "");
 }
 
+// Each zone's youngest blob file, derived from the files (what ZoneView::ybiz must say).
+std::map<uint32_t, uint64_t> YbizFromFiles(const FsView& v) {
+  std::map<uint32_t, uint64_t> out;
+  for (const auto& f : v.files) {
+    if (f.hints.kind != FileKind::kBlob) continue;
+    for (const auto& [z, bytes] : f.bytes_per_zone) out[z] = std::max(out[z], f.hints.number);
+  }
+  return out;
+}
+
+std::map<uint32_t, uint64_t> YbizOfZones(const FsView& v) {
+  std::map<uint32_t, uint64_t> out;
+  for (const auto& z : v.zones) {
+    if (z.ybiz != 0) out[z.id] = z.ybiz;
+  }
+  return out;
+}
+
+TEST(EngineTest, YoungestBlobFileIsKeptPerZoneWithoutReadingFiles) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14");
+  ZoneFsOptions opts;
+  opts.policy.blob_alloc = "baza";
+  opts.policy.zc = "off";
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  // Four 384 KiB blob files in creation order: 100 and 101 share zone A,
+  // 101 crosses into zone B, which 102 and 103 share.
+  for (int i = 0; i < 4; i++) ASSERT_TRUE(WriteFile(rfs.get(), BlobName(i), Pattern(i, 384 << 10)).ok());
+  FsView full = fs->View();
+  FsView zones_only = fs->ZonesView();
+  EXPECT_TRUE(zones_only.files.empty());
+  std::map<uint32_t, uint64_t> want = YbizFromFiles(full);
+  ASSERT_EQ(want.size(), 2u);
+  EXPECT_EQ(std::prev(want.end())->second, 103u);
+  EXPECT_EQ(YbizOfZones(zones_only), want);
+  // Deleting the youngest file makes the next youngest the zone's YBIZ.
+  ASSERT_TRUE(rfs->DeleteFile(BlobName(3), IOOptions(), nullptr).ok());
+  want = YbizFromFiles(fs->View());
+  EXPECT_EQ(std::prev(want.end())->second, 102u);
+  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  // A file renamed to a blob name becomes a blob file of its zones, with
+  // its number; renamed away, it stops being one.
+  ASSERT_TRUE(WriteFile(rfs.get(), "/staging.tmp", Pattern(9, 100 << 10)).ok());
+  ASSERT_TRUE(rfs->RenameFile("/staging.tmp", "/000200.blob", IOOptions(), nullptr).ok());
+  want = YbizFromFiles(fs->View());
+  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  bool found = false;
+  for (const auto& [z, n] : want) found = found || n == 200;
+  EXPECT_TRUE(found);
+  EXPECT_EQ(FsckText(*fs), "");
+  ASSERT_TRUE(rfs->RenameFile("/000200.blob", "/staging.tmp", IOOptions(), nullptr).ok());
+  want = YbizFromFiles(fs->View());
+  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  for (const auto& [z, n] : want) EXPECT_NE(n, 200u);
+  EXPECT_EQ(FsckText(*fs), "");
+  // Remount rebuilds the same accounting from the journal.
+  rfs.reset();
+  fs.reset();
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  EXPECT_EQ(FsckText(*fs), "");
+}
+
 TEST(EngineTest, CleaningMigratesValidDataAndResetsVictims) {
   auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0");
   ZoneFsOptions opts;

@@ -21,6 +21,7 @@ namespace {
 class BazaAllocation : public AllocationPolicy {
  public:
   const char* name() const override { return "baza"; }
+  bool NeedsFiles() const override { return false; }  // zones and their ybiz only
 
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
     const ZoneView* earliest = nullptr;  // non-full, non-busy blob zone with the smallest YBIZ

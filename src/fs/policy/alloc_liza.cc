@@ -28,7 +28,7 @@ class LizaAllocation : public AllocationPolicy {
  public:
   explicit LizaAllocation(bool avoid_blob_zones) : avoid_blob_zones_(avoid_blob_zones) {}
   const char* name() const override { return "liza"; }
-  bool NeedsFiles() const override { return avoid_blob_zones_; }  // ybiz marks the blob zones
+  bool NeedsFiles() const override { return false; }
 
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
     Lifetime lt = req.file ? req.file->hints.lifetime : Lifetime::kNotSet;
