@@ -334,10 +334,14 @@ void ZoneFs::Impl::UnlinkLocked(FileRecord* f, EditBatch* b) {
   b->DeleteFile(f->meta.id);
   names_.erase(f->meta.name);
   f->deleted = true;
-  if (f->handles == 0) {
-    FreeExtentsLocked(f);
-    files_.erase(f->meta.id);
-  }
+  if (f->handles == 0) DropFileLocked(f);
+}
+
+void ZoneFs::Impl::DropFileLocked(FileRecord* f) {
+  FreeExtentsLocked(f);
+  auto it = files_.find(f->meta.id);
+  dropped_.push_back(std::move(it->second));
+  files_.erase(it);
 }
 
 Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
@@ -379,10 +383,12 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
 
 Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
   Status s;
+  std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
     std::lock_guard<FsMutex> l(mu_);
     FileRecord* f = nullptr;
     s = CreateLocked(name, &f);
+    dropped.swap(dropped_);  // the file `name` replaced, if any
     if (s.ok()) {
       f->writing = true;
       f->handles++;
@@ -416,18 +422,20 @@ Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
 
 void ZoneFs::Impl::CloseHandle(FileRecord* f) {
   bool freed = false;
+  std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
     std::lock_guard<FsMutex> l(mu_);
     if (--f->handles == 0 && f->deleted) {
-      FreeExtentsLocked(f);
-      files_.erase(f->meta.id);
+      DropFileLocked(f);
       freed = true;
     }
+    dropped.swap(dropped_);
   }
   if (freed) RuntimeReset();
 }
 
 Status ZoneFs::Impl::DeleteFile(const std::string& name) {
+  std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
     std::lock_guard<FsMutex> l(mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
@@ -435,6 +443,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
     if (f == nullptr) return Status::NotFound(name + ": no such file");
     EditBatch b;
     UnlinkLocked(f, &b);
+    dropped.swap(dropped_);
     ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
   }
   RuntimeReset();
@@ -442,6 +451,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
 }
 
 Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
+  std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
     std::lock_guard<FsMutex> l(mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
@@ -451,6 +461,7 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
     if (dirs_.count(dst)) return Status::InvalidArgument("cannot rename " + src + " over directory " + dst);
     EditBatch b;
     if (FileRecord* old = FindLocked(dst)) UnlinkLocked(old, &b);
+    dropped.swap(dropped_);
     b.Rename(f->meta.id, dst);
     names_.erase(src);
     f->meta.name = dst;
@@ -517,20 +528,25 @@ Status ZoneFs::Impl::GetModificationTime(const std::string& name, uint64_t* mtim
 }
 
 Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string>* out) {
-  std::lock_guard<FsMutex> l(mu_);
-  if (dir != "/" && !dirs_.count(dir)) return Status::NotFound(dir + ": no such directory");
-  std::string prefix = dir == "/" ? "/" : dir + "/";
-  std::set<std::string> children;
-  auto collect = [&](const std::string& name) {
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return;
-    std::string rest = name.substr(prefix.size());
-    children.insert(rest.substr(0, rest.find('/')));
+  const std::string prefix = dir == "/" ? "/" : dir + "/";
+  auto under = [&](const std::string& name) {
+    return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
   };
-  for (auto it = names_.lower_bound(prefix); it != names_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
-       ++it) {
-    collect(it->first);
+  // Under mu_ only copy the names below dir; sorting them into children
+  // (allocations, a set) happens without it.
+  std::vector<std::string> names;
+  {
+    std::lock_guard<FsMutex> l(mu_);
+    if (dir != "/" && !dirs_.count(dir)) return Status::NotFound(dir + ": no such directory");
+    for (auto it = names_.lower_bound(prefix); it != names_.end() && under(it->first); ++it) {
+      names.push_back(it->first);
+    }
+    for (const auto& d : dirs_) {
+      if (under(d)) names.push_back(d);
+    }
   }
-  for (const auto& d : dirs_) collect(d);
+  std::set<std::string> children;
+  for (const auto& name : names) children.insert(name.substr(prefix.size(), name.find('/', prefix.size()) - prefix.size()));
   out->assign(children.begin(), children.end());
   return Status::OK();
 }

@@ -252,6 +252,8 @@ class ZoneFs::Impl {
   FileRecord* FindLocked(const std::string& name) const ZONEKV_REQUIRES(mu_);
   Status CreateLocked(const std::string& name, FileRecord** out) ZONEKV_REQUIRES(mu_);
   void UnlinkLocked(FileRecord* f, EditBatch* b) ZONEKV_REQUIRES(mu_);
+  // Frees f's extents and moves its record from files_ to dropped_.
+  void DropFileLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void FreeExtentsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void AddExtentLocked(FileRecord* f, const Extent& e) ZONEKV_REQUIRES(mu_);
   void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
@@ -347,6 +349,11 @@ class ZoneFs::Impl {
   // Journal. The journal object itself is used by one commit leader at a
   // time (journal_writing_) without mu_; everything else here is GUARDED_BY(mu_).
   std::unique_ptr<Journal> journal_;
+  // Records of files dropped under mu_, to be freed without it: a caller
+  // swaps dropped_ into a local vector declared before its lock, so that
+  // free() (which may wait for another thread's malloc arena) does not run
+  // under mu_.
+  std::vector<std::unique_ptr<FileRecord>> dropped_;
   std::string journal_queue_;      // encoded edits enqueued, not yet written
   uint64_t queued_records_ = 0;    // edit batches in journal_queue_
   uint64_t enqueued_seq_ = 0;      // sequence number of the last enqueued edit batch
