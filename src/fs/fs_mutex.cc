@@ -51,6 +51,7 @@ void LatencyHistogram::Add(uint64_t ns) {
   buckets_[Bucket(ns)]++;
   count_++;
   max_ns_ = std::max(max_ns_, ns);
+  if (ns >= 1000000) over_1ms_++;
 }
 
 uint64_t LatencyHistogram::QuantileNs(double q) const {
@@ -69,7 +70,9 @@ Json LatencyHistogram::ToJsonUs() const {
   Json j = Json::Object();
   j.Set("p50", static_cast<double>(QuantileNs(0.5)) / 1e3)
       .Set("p99", static_cast<double>(QuantileNs(0.99)) / 1e3)
-      .Set("max", static_cast<double>(max_ns_) / 1e3);
+      .Set("p999", static_cast<double>(QuantileNs(0.999)) / 1e3)
+      .Set("max", static_cast<double>(max_ns_) / 1e3)
+      .Set("over_1ms", over_1ms_);
   return j;
 }
 

@@ -56,7 +56,10 @@ class LatencyHistogram {
   // capped at the maximum. 0 when empty.
   uint64_t QuantileNs(double q) const;
   uint64_t max_ns() const { return max_ns_; }
-  // {"p50", "p99", "max"} in microseconds (fractional).
+  // Durations of at least 1 ms (exact, not from the buckets).
+  uint64_t over_1ms() const { return over_1ms_; }
+  // {"p50", "p99", "p999", "max"} in microseconds (fractional) and
+  // "over_1ms" (a count).
   Json ToJsonUs() const;
 
  private:
@@ -66,6 +69,7 @@ class LatencyHistogram {
   uint64_t buckets_[kBuckets] = {};
   uint64_t count_ = 0;
   uint64_t max_ns_ = 0;
+  uint64_t over_1ms_ = 0;
 };
 
 class ZONEKV_CAPABILITY("mutex") FsMutex {
