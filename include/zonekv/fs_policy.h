@@ -100,6 +100,9 @@ struct FsView {
   const ZoneView* FindZone(uint32_t id) const;
 };
 
+// Which live files a view lists in FsView::files (the zones are always there).
+enum class ViewFiles : uint8_t { kNone, kSst, kAll };
+
 // ---- Allocation ------------------------------------------------------------
 
 struct AllocRequest {

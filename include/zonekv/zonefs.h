@@ -102,12 +102,12 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // Attaches job, level, key range to the files RocksDB creates (hints down).
   std::shared_ptr<rocksdb::EventListener> listener();
 
-  // A consistent snapshot of the data zones and live files (as policies see it,
-  // without allocation reservations).
-  FsView View() const;
-  // The same without the files (FsView::files empty): O(zones), for callers
-  // that read zones only (free space, each zone's youngest blob file).
-  FsView ZonesView() const;
+  // A consistent snapshot of the data zones and of the live files `files`
+  // selects (as policies see it, without allocation reservations). Copying
+  // files costs O(files + extents) under the file system's lock: callers
+  // that read zones only (free space, each zone's youngest blob file) ask
+  // for none, callers that map SSTs to zones for SSTs.
+  FsView View(ViewFiles files = ViewFiles::kAll) const;
   // Counters and ratios (the fs.* keys of docs/metrics.md); see zone_fs_metrics.cc.
   Json Metrics() const;
   // Checks extents against the zones: every extent within its zone's write

@@ -31,7 +31,7 @@ Json ControllerOptions::ToJson() const {
   return j;
 }
 
-Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(bool with_files)> view,
+Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(ViewFiles)> view,
                             std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
                             std::unique_ptr<Controllers>* out) {
   bool needs_view = opts.compaction == "zaca" || opts.compaction == "acc" || opts.blob_gc_cutoff == "zcutoff";
@@ -47,17 +47,17 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
     ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
   } else if (c->view_) {
     // Native compaction: observed, so that it reports S_same and S_inval too.
-    std::function<FsView(bool)> v = c->view_;
+    std::function<FsView(ViewFiles)> v = c->view_;
     c->native_ = std::make_unique<NativeCompactionObserver>([v](FsView* out) {
-      *out = v(true);
+      *out = v(ViewFiles::kSst);  // S_same maps SSTs to zones
       return Status::OK();
     });
     options->listeners.push_back(c->native_->listener());
   }
   if (opts.blob_gc_cutoff == "zcutoff") {
     // Z_Cutoff reads each full zone's youngest blob file: zones only.
-    std::function<FsView(bool)> v = c->view_;
-    c->zcutoff_ = std::make_shared<ZCutoffController>([v] { return v(false); });
+    std::function<FsView(ViewFiles)> v = c->view_;
+    c->zcutoff_ = std::make_shared<ZCutoffController>([v] { return v(ViewFiles::kNone); });
     options->listeners.push_back(c->zcutoff_);
   }
   *out = std::move(c);
@@ -72,9 +72,9 @@ Status Controllers::Start(rocksdb::DB* db) {
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;
     if (view_) {
-      std::function<FsView(bool)> view = view_;
+      std::function<FsView(ViewFiles)> view = view_;
       copts.layout = [view](FsView* out) {
-        *out = view(true);
+        *out = view(ViewFiles::kSst);  // pickers and S_same read SSTs only
         return Status::OK();
       };
     }

@@ -40,7 +40,7 @@ class Controllers {
   // source; empty when there is none (posix), which zaca, acc and zcutoff need.
   // `job_hints` receives the external compactor's job hints (for CAZA);
   // may be empty.
-  static Status Prepare(const ControllerOptions& opts, std::function<FsView(bool with_files)> view,
+  static Status Prepare(const ControllerOptions& opts, std::function<FsView(ViewFiles)> view,
                         std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
                         std::unique_ptr<Controllers>* out);
   ~Controllers();
@@ -56,7 +56,7 @@ class Controllers {
  private:
   Controllers() = default;
   ControllerOptions opts_;
-  std::function<FsView(bool with_files)> view_;
+  std::function<FsView(ViewFiles)> view_;
   std::function<void(const CompactionJobHint*)> job_hints_;
   std::shared_ptr<Compactor::ListenerSlot> slot_;
   std::unique_ptr<Compactor> compactor_;

@@ -22,7 +22,7 @@ class PosixStorage : public BenchStorage {
   rocksdb::Env* env() override { return rocksdb::Env::Default(); }
   std::string db_path() const override { return dir_; }
   void AddListeners(rocksdb::Options*) override {}
-  std::function<FsView(bool)> ViewSource() override { return {}; }
+  std::function<FsView(ViewFiles)> ViewSource() override { return {}; }
   std::function<void(const CompactionJobHint*)> JobHintSink() override { return {}; }
 
   StorageSample Sample() override {
@@ -74,9 +74,9 @@ class ZoneFsStorage : public BenchStorage {
   rocksdb::Env* env() override { return env_.get(); }
   std::string db_path() const override { return "/db"; }
   void AddListeners(rocksdb::Options* options) override { options->listeners.push_back(fs_->listener()); }
-  std::function<FsView(bool)> ViewSource() override {
+  std::function<FsView(ViewFiles)> ViewSource() override {
     std::shared_ptr<ZoneFs> fs = fs_;
-    return [fs](bool with_files) { return with_files ? fs->View() : fs->ZonesView(); };
+    return [fs](ViewFiles files) { return fs->View(files); };
   }
 
   std::function<void(const CompactionJobHint*)> JobHintSink() override {

@@ -38,9 +38,9 @@ class BenchStorage {
   // Adds the file system's listeners (hints) to the DB options.
   virtual void AddListeners(rocksdb::Options* options) = 0;
   virtual StorageSample Sample() = 0;
-  // The file system's view: zones, and with_files also the files and their
-  // hints (O(files), so only for callers that read them); empty for posix.
-  virtual std::function<FsView(bool with_files)> ViewSource() = 0;
+  // The file system's view (ZoneFs::View: zones, and the files asked for);
+  // empty for posix.
+  virtual std::function<FsView(ViewFiles)> ViewSource() = 0;
   // Receives an external compactor's job hints on the job's own thread
   // (nullptr when the job ends); empty for posix.
   virtual std::function<void(const CompactionJobHint*)> JobHintSink() = 0;

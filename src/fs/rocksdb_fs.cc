@@ -376,7 +376,7 @@ class ZkvFileSystem : public rocksdb::FileSystem {
     return ToIOStatus(impl()->IsDirectory(NormalizePath(path), is_dir));
   }
   IOStatus GetFreeSpace(const std::string&, const IOOptions&, uint64_t* diskfree, IODebugContext*) override {
-    *diskfree = fs_->ZonesView().free_bytes();
+    *diskfree = fs_->View(ViewFiles::kNone).free_bytes();
     return IOStatus::OK();
   }
 

@@ -669,8 +669,7 @@ Status ZoneFs::Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts
   return Status::OK();
 }
 
-FsView ZoneFs::View() const { return impl_->View(); }
-FsView ZoneFs::ZonesView() const { return impl_->ZonesView(); }
+FsView ZoneFs::View(ViewFiles files) const { return impl_->View(files); }
 void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(std::move(scores)); }
 
 namespace {

@@ -38,7 +38,7 @@ int ZoneFs::Impl::CleanOnce() {
   {
     std::lock_guard<FsMutex> l(mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
-    BuildViewLocked(false, nullptr, zc_->NeedsFiles(), &v);
+    BuildViewLocked(false, nullptr, zc_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
     // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
     // pick it again and again while other zones could be cleaned.

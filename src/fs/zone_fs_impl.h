@@ -214,8 +214,7 @@ class ZoneFs::Impl {
   void NoteFileRange(const std::string& name, int level, const std::string& smallest, const std::string& largest);
 
   // ---- Views, metrics, checks ----
-  FsView View() const;
-  FsView ZonesView() const;
+  FsView View(ViewFiles files) const;
   void SetLevelScores(std::vector<double> scores);
   Json Metrics() const;
   std::vector<FsckProblem> Fsck() const;
@@ -240,9 +239,9 @@ class ZoneFs::Impl {
   // allocation, and glibc's consolidation of freed chunks that a large
   // allocation can start, out of the lock). With for_alloc, one empty zone
   // is kept back for the cleaner (shown busy; its id in *reserved_zone).
-  // Without with_files the view has no files (for policies that do not
-  // need them, NeedsFiles): O(zones) instead of O(files + extents).
-  void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const
+  // `files` selects the files listed: kNone for policies that do not read
+  // them (NeedsFiles) costs O(zones) instead of O(files + extents).
+  void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, ViewFiles files, FsView* out) const
       ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const;

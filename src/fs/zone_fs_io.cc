@@ -248,7 +248,7 @@ void ZoneFs::Impl::RuntimeReset() {
   CloseReleasedZonesLocked(&l);
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
-  BuildViewLocked(false, nullptr, reset_->NeedsFiles(), &v);
+  BuildViewLocked(false, nullptr, reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
   ResetZonesLocked(PickResetsLocked(v, t0), &l);
 }
 
@@ -273,7 +273,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
   const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
   const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
   AllocationPolicy* policy = is_blob && blob_alloc_ ? blob_alloc_.get() : alloc_.get();
-  const bool with_files = policy->NeedsFiles() || reset_->NeedsFiles();
+  const ViewFiles files = policy->NeedsFiles() || reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone;
   uint64_t waited_us = 0;
   uint64_t seen_passes = clean_passes_;
   uint64_t seen_progress = progress_;
@@ -287,7 +287,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
     uint32_t reserved = UINT32_MAX;
-    BuildViewLocked(true, &reserved, with_files, &view);
+    BuildViewLocked(true, &reserved, files, &view);
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
@@ -353,7 +353,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
       counters_.io_block_us += waited_us;
       counters_.nospace_errors++;
       FsView v;
-      BuildViewLocked(false, nullptr, false, &v);
+      BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
       return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
                              std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
                              std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +

@@ -24,7 +24,7 @@ FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
   return fv;
 }
 
-void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool with_files, FsView* out) const {
+void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, ViewFiles files, FsView* out) const {
   FsView& v = *out;
   v.now_us = NowUsLocked();
   v.zones.clear();
@@ -58,9 +58,11 @@ void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, bool
       }
     }
   }
-  if (with_files) {
+  if (files != ViewFiles::kNone) {
     v.files.reserve(names_.size());
-    for (const auto& [name, f] : names_) v.files.push_back(FileViewLocked(*f));
+    for (const auto& [name, f] : names_) {
+      if (files == ViewFiles::kAll || f->meta.hints.kind == FileKind::kSst) v.files.push_back(FileViewLocked(*f));
+    }
   }
   v.level_scores = level_scores_;
   CountZonesLocked(&v.open_zones, &v.active_zones);
@@ -73,19 +75,11 @@ void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
   level_scores_ = std::move(scores);
 }
 
-FsView ZoneFs::Impl::View() const {
+FsView ZoneFs::Impl::View(ViewFiles files) const {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   std::lock_guard<FsMutex> l(mu_);
-  BuildViewLocked(false, nullptr, true, &v);
-  return v;
-}
-
-FsView ZoneFs::Impl::ZonesView() const {
-  FsView v;
-  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
-  std::lock_guard<FsMutex> l(mu_);
-  BuildViewLocked(false, nullptr, false, &v);
+  BuildViewLocked(false, nullptr, files, &v);
   return v;
 }
 
@@ -101,7 +95,7 @@ Json ZoneFs::Impl::Metrics() const {
   uint64_t clean_passes = 0, files = 0, journal_rolls = 0;
   {
     std::lock_guard<FsMutex> l(mu_);
-    BuildViewLocked(false, nullptr, false, &v);
+    BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
     c = counters_;
     mu_.StatsLocked(&lock_stats);
     clean_passes = clean_passes_;
@@ -173,7 +167,7 @@ Json ZoneFs::Impl::Metrics() const {
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
   std::lock_guard<FsMutex> l(mu_);
   FsView v;
-  BuildViewLocked(false, nullptr, true, &v);
+  BuildViewLocked(false, nullptr, ViewFiles::kAll, &v);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
     FileExtents fe;

@@ -116,7 +116,7 @@ TEST(EngineTest, YoungestBlobFileIsKeptPerZoneWithoutReadingFiles) {
   // 101 crosses into zone B, which 102 and 103 share.
   for (int i = 0; i < 4; i++) ASSERT_TRUE(WriteFile(rfs.get(), BlobName(i), Pattern(i, 384 << 10)).ok());
   FsView full = fs->View();
-  FsView zones_only = fs->ZonesView();
+  FsView zones_only = fs->View(ViewFiles::kNone);
   EXPECT_TRUE(zones_only.files.empty());
   std::map<uint32_t, uint64_t> want = YbizFromFiles(full);
   ASSERT_EQ(want.size(), 2u);
@@ -126,27 +126,27 @@ TEST(EngineTest, YoungestBlobFileIsKeptPerZoneWithoutReadingFiles) {
   ASSERT_TRUE(rfs->DeleteFile(BlobName(3), IOOptions(), nullptr).ok());
   want = YbizFromFiles(fs->View());
   EXPECT_EQ(std::prev(want.end())->second, 102u);
-  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  EXPECT_EQ(YbizOfZones(fs->View(ViewFiles::kNone)), want);
   // A file renamed to a blob name becomes a blob file of its zones, with
   // its number; renamed away, it stops being one.
   ASSERT_TRUE(WriteFile(rfs.get(), "/staging.tmp", Pattern(9, 100 << 10)).ok());
   ASSERT_TRUE(rfs->RenameFile("/staging.tmp", "/000200.blob", IOOptions(), nullptr).ok());
   want = YbizFromFiles(fs->View());
-  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  EXPECT_EQ(YbizOfZones(fs->View(ViewFiles::kNone)), want);
   bool found = false;
   for (const auto& [z, n] : want) found = found || n == 200;
   EXPECT_TRUE(found);
   EXPECT_EQ(FsckText(*fs), "");
   ASSERT_TRUE(rfs->RenameFile("/000200.blob", "/staging.tmp", IOOptions(), nullptr).ok());
   want = YbizFromFiles(fs->View());
-  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  EXPECT_EQ(YbizOfZones(fs->View(ViewFiles::kNone)), want);
   for (const auto& [z, n] : want) EXPECT_NE(n, 200u);
   EXPECT_EQ(FsckText(*fs), "");
   // Remount rebuilds the same accounting from the journal.
   rfs.reset();
   fs.reset();
   ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
-  EXPECT_EQ(YbizOfZones(fs->ZonesView()), want);
+  EXPECT_EQ(YbizOfZones(fs->View(ViewFiles::kNone)), want);
   EXPECT_EQ(FsckText(*fs), "");
 }
 
