@@ -25,12 +25,16 @@
 
 namespace zonekv {
 
-enum class FileKind : uint8_t { kWal, kSst, kBlob, kManifest, kOther };
+// On disk: the journal stores a file's kind and lifetime as these values
+// (fs/metadata.cc). Never renumber; add new values at the end.
+enum class FileKind : uint8_t { kWal = 0, kSst = 1, kBlob = 2, kManifest = 3, kOther = 4 };
+inline constexpr int kFileKindCount = 5;
 const char* FileKindName(FileKind k);  // "wal", "sst", "blob", "manifest", "other"
 // Classifies a RocksDB file name ("000123.sst", "000045.blob", "MANIFEST-000001", "000007.log").
 FileKind FileKindFromName(const std::string& name, uint64_t* number);
 
 // RocksDB's write-lifetime hints (rocksdb::Env::WriteLifeTimeHint values).
+// On disk, as FileKind.
 enum class Lifetime : uint8_t { kNotSet = 0, kNone = 1, kShort = 2, kMedium = 3, kLong = 4, kExtreme = 5 };
 
 // What the layers above told us about a file (cross-layer hints, downward).
@@ -51,7 +55,7 @@ struct ZoneView {
   uint64_t capacity_bytes = 0;
   uint64_t written_bytes = 0;      // write pointer - zone start
   uint64_t valid_bytes = 0;        // bytes of live file extents
-  uint64_t valid_bytes_by_kind[5] = {0, 0, 0, 0, 0};  // indexed by FileKind
+  uint64_t valid_bytes_by_kind[kFileKindCount] = {};  // indexed by FileKind
   bool busy = false;               // a writer or the cleaner holds the zone
   Lifetime lifetime = Lifetime::kNotSet;  // longest lifetime among files written to it
   uint64_t ybiz = 0;               // youngest (largest) number of a blob file with valid bytes here, 0 if none

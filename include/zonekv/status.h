@@ -13,7 +13,9 @@
 
 namespace zonekv {
 
-class Status {
+// [[nodiscard]]: every function returning a Status must have its result
+// checked; ignore one only on purpose, with a cast to void and a comment.
+class [[nodiscard]] Status {
  public:
   enum class Code : unsigned char {
     kOk = 0,

@@ -44,6 +44,7 @@
 namespace zonekv {
 
 // Zone states with their NVMe ZNS "ZS" values (also Linux BLK_ZONE_COND_*).
+// On disk as these values in emulated-device images (image_backing.cc).
 enum class ZoneState : uint8_t {
   kEmpty = 0x1,
   kImplicitOpen = 0x2,

@@ -81,8 +81,8 @@ const std::vector<OptionHelp>& ControllerKnobOptions() {
 
 const std::vector<OptionHelp>& FsKnobOptions() {
   static const std::vector<OptionHelp> kKnobs = {
-      {"alloc", "zone allocation for SST, WAL and other files: liza|baza|caza"},
-      {"blob_alloc", "zone allocation for blob files (default: as --alloc)"},
+      {"alloc", "zone allocation for SST, WAL and other files: liza|caza"},
+      {"blob_alloc", "zone allocation for blob files: liza|baza (default: as --alloc)"},
       {"zc", "zone cleaning: zenfs|greedy|cost-benefit|ccb|off"},
       {"zc_start_level", "zenfs cleaning: start when free space % is below this"},
       {"zc_slope", "zenfs cleaning: garbage% > 100 - slope * (start_level - free%)"},

@@ -34,6 +34,7 @@
 
 namespace zonekv {
 
+// On disk (each journal record's type byte). Never renumber; add at the end.
 enum class RecordType : uint8_t { kSuperblock = 1, kSnapshot = 2, kEdits = 3, kEnd = 4 };
 
 // Frames one record, padded to `block_size`.

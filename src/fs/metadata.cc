@@ -5,6 +5,7 @@
 namespace zonekv {
 namespace {
 
+// On disk (each edit record starts with its tag). Never renumber; add at the end.
 enum EditTag : uint8_t {
   kCreateFile = 1,
   kSetTail = 2,
@@ -29,7 +30,7 @@ void EncodeHints(const FileHints& h, std::string* dst) {
 bool DecodeHints(Decoder* d, FileHints* h) {
   uint8_t kind = 0, lifetime = 0;
   uint64_t level = 0, job = 0;
-  if (!d->Byte(&kind) || kind > static_cast<uint8_t>(FileKind::kOther)) return false;
+  if (!d->Byte(&kind) || kind >= kFileKindCount) return false;
   if (!d->Varint64(&h->number) || !d->Varint64(&level) || !d->Varint64(&job)) return false;
   if (!d->Bytes(&h->smallest_key) || !d->Bytes(&h->largest_key)) return false;
   if (!d->Byte(&lifetime) || lifetime > static_cast<uint8_t>(Lifetime::kExtreme)) return false;

@@ -68,19 +68,22 @@ struct PolicyTimer {
   uint64_t calls = 0;
   uint64_t total_ns = 0;
   uint64_t max_ns = 0;
-  // Records one call that started at t0.
-  void Since(std::chrono::steady_clock::time_point t0) {
-    uint64_t ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  // Records one call that took ns.
+  void Add(uint64_t ns) {
     calls++;
     total_ns += ns;
     if (ns > max_ns) max_ns = ns;
   }
+  // Records one call that started at t0.
+  void Since(std::chrono::steady_clock::time_point t0) { Add(Ns(t0, std::chrono::steady_clock::now())); }
   // Adds the time from t0 to t1 without counting a call (work a call that
   // did not happen needed, e.g. a view built for a decision pass that ended
   // early).
   void Charge(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
-    total_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    total_ns += Ns(t0, t1);
+  }
+  static uint64_t Ns(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
   }
   Json ToJson() const;
 };
@@ -88,7 +91,7 @@ struct PolicyTimer {
 // The engine's counters behind Metrics() (docs/metrics.md). GUARDED_BY(mu_);
 // Metrics() copies them under the lock and reports them without it.
 struct FsCounters {
-  uint64_t zc_copy_bytes[5] = {0, 0, 0, 0, 0};
+  uint64_t zc_copy_bytes[kFileKindCount] = {};  // indexed by FileKind
   uint64_t resets_runtime = 0;
   uint64_t resets_zc = 0;
   uint64_t finishes = 0;
@@ -130,7 +133,7 @@ struct ZoneEntry {
   uint64_t wp_bytes = 0;          // relative to the zone start
   ZoneState state = ZoneState::kEmpty;
   uint64_t valid_bytes = 0;       // sum of RoundUp(extent length) of live extents
-  uint64_t valid_by_kind[5] = {0, 0, 0, 0, 0};
+  uint64_t valid_by_kind[kFileKindCount] = {};  // indexed by FileKind
   // Of valid_by_kind[kBlob]: bytes per blob file number, kept so that the
   // zone's youngest blob file (ybiz) costs O(log files in the zone) to keep
   // and O(1) to read, instead of a pass over every file per view.

@@ -297,12 +297,15 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     }
     // The requester as the full view would show it (a file being deleted
     // is not in it).
+    const auto t_request = std::chrono::steady_clock::now();
     FileView self = FileViewLocked(*f);
     AllocRequest req;
     req.file = f->deleted ? nullptr : &self;
     req.min_bytes = want;
     AllocDecision d = policy->Allocate(view, req);
-    counters_.alloc_time.Since(t0);
+    // The view, the request and the decision; not the finish threshold and
+    // the reset policy between them (reset_time has the latter).
+    counters_.alloc_time.Add(PolicyTimer::Ns(t0, t_built) + PolicyTimer::Ns(t_request, std::chrono::steady_clock::now()));
 
     if (d.action == AllocDecision::Action::kUseZone) {
       uint32_t z = d.zone;
