@@ -3,7 +3,7 @@
 // RocksDB's integrated BlobDB relocates, during compaction, the blobs of the
 // oldest floor(blob_garbage_collection_age_cutoff * N) blob files. The
 // ZCutoffController keeps that cutoff equal to Z_Cutoff's answer (see
-// ComputeZCutoff in fs_policy.h): only blob files whose zones are already
+// ComputeZCutoff below): only blob files whose zones are already
 // full are collected, so blob GC and zone cleaning pick the same victims.
 //
 // It is an EventListener: add it to Options::listeners before DB::Open, then
@@ -26,6 +26,29 @@
 #include "zonekv/json.h"
 
 namespace zonekv {
+
+// ---- The decision (a pure function of RocksDB's live blob files and the view)
+
+// Z_Cutoff's answer: the oldest `eligible_files` of the `live_files` blob
+// files lie in zones that are already full (numbered <= the smallest YBIZ of
+// any full zone), so blob GC should relocate exactly those.
+struct ZCutoff {
+  size_t eligible_files = 0;
+  size_t live_files = 0;
+  uint64_t min_ybiz = 0;
+  // eligible / live: the paper's cut-off ratio.
+  double ratio() const { return live_files == 0 ? 0.0 : double(eligible_files) / double(live_files); }
+  // The value to give RocksDB's blob_garbage_collection_age_cutoff so that
+  // its floor(cutoff * N) equals eligible_files.
+  double option_value() const;
+};
+
+// REQUIRES: live_blob_numbers are RocksDB's live blob file numbers.
+// Returns false (no opinion) when no full zone holds blob data or no blob
+// file is live.
+bool ComputeZCutoff(const std::vector<uint64_t>& live_blob_numbers, const FsView& view, ZCutoff* out);
+
+// ---- The actuator
 
 class ZCutoffController : public rocksdb::EventListener {
  public:

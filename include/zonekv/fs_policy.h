@@ -8,7 +8,7 @@
 //
 // Families (selected by name; see MakeXxxPolicy):
 //   allocation: liza | baza | caza           (which zone a file's next extent goes to)
-//   blob GC cutoff: fixed, or zcutoff (ComputeZCutoff)
+//   blob GC cutoff: fixed, or zcutoff (ComputeZCutoff, in blob_gc.h)
 //   cleaning:   zenfs | greedy | cost-benefit | ccb | off   (when to clean and which zones)
 //   reset:      eager | lazy | far           (which zones with no valid data to reset now)
 //   finish:     finish_threshold percent (ZenFS semantics)
@@ -200,27 +200,6 @@ Status MakeAllocationPolicy(const std::string& name, const FsPolicyOptions& opts
                             std::unique_ptr<AllocationPolicy>* out);
 Status MakeCleaningPolicy(const FsPolicyOptions& opts, std::unique_ptr<CleaningPolicy>* out);
 Status MakeResetPolicy(const FsPolicyOptions& opts, std::unique_ptr<ResetPolicy>* out);
-
-// ---- Blob GC cutoff (Z_Cutoff) -------------------------------------------------
-
-// Z_Cutoff's answer: the oldest `eligible_files` of the `live_files` blob
-// files lie in zones that are already full (numbered <= the smallest YBIZ of
-// any full zone), so blob GC should relocate exactly those.
-struct ZCutoff {
-  size_t eligible_files = 0;
-  size_t live_files = 0;
-  uint64_t min_ybiz = 0;
-  // eligible / live: the paper's cut-off ratio.
-  double ratio() const { return live_files == 0 ? 0.0 : double(eligible_files) / double(live_files); }
-  // The value to give RocksDB's blob_garbage_collection_age_cutoff so that
-  // its floor(cutoff * N) equals eligible_files.
-  double option_value() const;
-};
-
-// REQUIRES: live_blob_numbers are RocksDB's live blob file numbers.
-// Returns false (no opinion) when no full zone holds blob data or no blob
-// file is live.
-bool ComputeZCutoff(const std::vector<uint64_t>& live_blob_numbers, const FsView& view, ZCutoff* out);
 
 // Zones the finish threshold says to finish now: open/closed, not busy,
 // remaining capacity < finish_threshold_pct% of capacity and > 0.

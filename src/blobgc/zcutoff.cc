@@ -3,7 +3,7 @@
 // YBIZ) / (live blob files).
 #include <algorithm>
 
-#include "policies.h"
+#include "zonekv/blob_gc.h"
 
 namespace zonekv {
 
