@@ -58,8 +58,8 @@ struct ZoneFsOptions {
   uint64_t alloc_timeout_ms = 10000;        // longest a writer waits for a zone before NoSpace
   bool read_only = false;                   // tools: no writes, no repair, no background thread
   // When a writer finds no zone and the cleaning policy picks no victim,
-  // clean the full zone with the most garbage anyway (counted as
-  // zc_emergency_passes). Off reproduces ZenFS, whose writers then fail.
+  // clean anyway what greedy cleaning picks, the full zone with the least
+  // valid data (counted as zc_emergency_passes). Off reproduces ZenFS, whose writers then fail.
   bool emergency_zc = true;
 
   // InvalidArgument naming the bad field.

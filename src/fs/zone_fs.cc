@@ -102,6 +102,13 @@ Status ZoneFs::Impl::Mount() {
     ZONEKV_RETURN_IF_ERROR(MakeAllocationPolicy(opts_.policy.blob_alloc, opts_.policy, &blob_alloc_));
   }
   ZONEKV_RETURN_IF_ERROR(MakeCleaningPolicy(opts_.policy, &zc_));
+  if (opts_.emergency_zc) {
+    // Greedy with no free-space trigger: the full zone with the least valid data.
+    FsPolicyOptions greedy = opts_.policy;
+    greedy.zc = "greedy";
+    greedy.zc_trigger_free_pct = 101;
+    ZONEKV_RETURN_IF_ERROR(MakeCleaningPolicy(greedy, &emergency_zc_));
+  }
   ZONEKV_RETURN_IF_ERROR(MakeResetPolicy(opts_.policy, &reset_));
 
   journal_ = std::make_unique<Journal>(dev_.get(), opts_.meta_zones);

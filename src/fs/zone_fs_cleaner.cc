@@ -52,19 +52,11 @@ int ZoneFs::Impl::CleanOnce() {
     }
     std::vector<uint32_t> picks = zc_->PickVictims(v);
     counters_.zc_time.Since(t0);
-    if (picks.empty() && emergency_ && opts_.emergency_zc) {
-      // A writer is out of zones and the policy sees nothing to clean: take
-      // the full zone with the most garbage (see ZoneFsOptions::emergency_zc).
-      const ZoneView* best = nullptr;
-      for (const auto& z : v.zones) {
-        if (z.full() && !z.busy && z.invalid_bytes() > 0 && (best == nullptr || z.valid_bytes < best->valid_bytes)) {
-          best = &z;
-        }
-      }
-      if (best != nullptr) {
-        picks.push_back(best->id);
-        counters_.emergency_passes++;
-      }
+    if (picks.empty() && emergency_ && emergency_zc_) {
+      // A writer is out of zones and the policy sees nothing to clean: greedy
+      // picks the full zone with the least valid data (ZoneFsOptions::emergency_zc).
+      picks = emergency_zc_->PickVictims(v);
+      if (!picks.empty()) counters_.emergency_passes++;
     }
     emergency_ = false;
     for (uint32_t z : picks) {

@@ -341,6 +341,7 @@ class ZoneFs::Impl {
   std::unique_ptr<AllocationPolicy> alloc_;
   std::unique_ptr<AllocationPolicy> blob_alloc_;
   std::unique_ptr<CleaningPolicy> zc_;
+  std::unique_ptr<CleaningPolicy> emergency_zc_;  // greedy, any free space; set iff opts_.emergency_zc
   std::unique_ptr<ResetPolicy> reset_;
 
   mutable FsMutex mu_;
