@@ -40,18 +40,10 @@ class BazaAllocation : public AllocationPolicy {
       }
       if (any_partial == nullptr || z.remaining_bytes() > any_partial->remaining_bytes()) any_partial = &z;
     }
-    if (earliest != nullptr) return Use(earliest->id);
-    bool active_free = view.max_active_zones == 0 || view.active_zones < view.max_active_zones;
-    if (empty != nullptr && active_free) return Use(empty->id);
-    if (empty != nullptr && cheapest != nullptr) {
-      return AllocDecision{AllocDecision::Action::kFinishZone, cheapest->id};
-    }
-    if (empty == nullptr && any_partial != nullptr) return Use(any_partial->id);
-    return AllocDecision{AllocDecision::Action::kNoSpace, 0};
+    if (earliest != nullptr) return UseZone(earliest->id);
+    if (empty != nullptr && ActiveZoneFree(view)) return UseZone(empty->id);
+    return LastResortAllocation(empty, cheapest, any_partial);
   }
-
- private:
-  static AllocDecision Use(uint32_t zone) { return AllocDecision{AllocDecision::Action::kUseZone, zone}; }
 };
 
 }  // namespace

@@ -118,7 +118,7 @@ class CazaAllocation : public AllocationPolicy {
       const ZoneView* zone = z < 0 ? nullptr : view.FindZone(static_cast<uint32_t>(z));
       if (zone != nullptr && !zone->full() && !zone->busy && !zone->empty() &&
           zone->state != ZoneState::kOffline && zone->state != ZoneState::kReadOnly) {
-        return AllocDecision{AllocDecision::Action::kUseZone, zone->id};
+        return UseZone(zone->id);
       }
     }
     return std::nullopt;

@@ -59,20 +59,13 @@ class LizaAllocation : public AllocationPolicy {
         cheapest = &z;
       }
     }
-    if (best != nullptr && best_diff < 50) return Use(best->id);
-
-    bool active_free = view.max_active_zones == 0 || view.active_zones < view.max_active_zones;
-    if (empty != nullptr && active_free) return Use(empty->id);
-    if (best != nullptr && best_diff == 50) return Use(best->id);
-    if (empty != nullptr && cheapest != nullptr) {
-      return AllocDecision{AllocDecision::Action::kFinishZone, cheapest->id};
-    }
-    if (empty == nullptr && any_partial != nullptr) return Use(any_partial->id);
-    return AllocDecision{AllocDecision::Action::kNoSpace, 0};
+    if (best != nullptr && best_diff < 50) return UseZone(best->id);
+    if (empty != nullptr && ActiveZoneFree(view)) return UseZone(empty->id);
+    if (best != nullptr && best_diff == 50) return UseZone(best->id);
+    return LastResortAllocation(empty, cheapest, any_partial);
   }
 
  private:
-  static AllocDecision Use(uint32_t zone) { return AllocDecision{AllocDecision::Action::kUseZone, zone}; }
   const bool avoid_blob_zones_;
 };
 

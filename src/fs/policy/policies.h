@@ -18,6 +18,17 @@ std::unique_ptr<AllocationPolicy> NewCazaAllocation(std::unique_ptr<AllocationPo
 // A blob zone: it has held blob files (YBIZ set) and holds no other valid data.
 bool IsBlobZone(const ZoneView& zone);
 
+// Shared by the allocation policies (alloc_common.cc).
+AllocDecision UseZone(uint32_t zone);
+// Whether an empty zone may be opened without exceeding the active limit.
+bool ActiveZoneFree(const FsView& view);
+// After a policy's own preference and opening an empty zone both failed
+// (`empty`: an empty zone, if any; `cheapest`: the active non-busy zone with
+// the least remaining capacity; `any_partial`: the non-full zone with the
+// most): finish `cheapest` to free an active resource when an empty zone
+// waits for it; with no empty zone left, append to `any_partial`; else NoSpace.
+AllocDecision LastResortAllocation(const ZoneView* empty, const ZoneView* cheapest, const ZoneView* any_partial);
+
 std::unique_ptr<CleaningPolicy> NewZenFsCleaning(double start_level_pct, double slope);
 // Hides full all-blob zones from `inner` while free% > floor_pct (zc_defer_blob.cc).
 std::unique_ptr<CleaningPolicy> NewBlobDeferringCleaning(std::unique_ptr<CleaningPolicy> inner, double floor_pct);
