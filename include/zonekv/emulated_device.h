@@ -186,10 +186,8 @@ class EmulatedDevice final : public ZonedDevice {
   static Status Make(const EmulatedDeviceOptions& options, std::unique_ptr<DeviceBacking> backing,
                      const std::vector<PersistedZone>& table, std::unique_ptr<EmulatedDevice>* device);
 
-  // Each returns InvalidArgument / a zone error naming the zone; none changes state.
-  Status CheckZoneId(uint32_t zone, const char* op) const;
-  // Offset and length are block-aligned and the offset lies on the device.
-  Status CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const;
+  // Each returns a zone error naming the zone; none changes state.
+  // (Zone ids and alignment: DeviceGeometry::CheckZoneId, CheckAligned.)
   // A zone command that changes the write pointer (finish, reset) is refused
   // on offline and read-only media; `verb` completes "cannot be ...".
   // REQUIRES: mu_ held.

@@ -83,6 +83,11 @@ struct DeviceGeometry {
   uint64_t capacity_bytes() const { return zone_capacity_bytes * nr_zones; }
   // InvalidArgument naming the problem if the geometry is not usable.
   Status Validate() const;
+  // InvalidArgument naming `op` unless zone is a zone of this geometry.
+  Status CheckZoneId(uint32_t zone, const char* op) const;
+  // InvalidArgument naming `op` unless offset and length are block multiples
+  // and offset is inside the device (a device may check the end as well).
+  Status CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const;
   Json ToJson() const;
 };
 

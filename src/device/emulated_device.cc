@@ -75,30 +75,6 @@ Status EmulatedDevice::OpenMetadataOnly(const EmulatedDeviceOptions& options,
 
 std::string EmulatedDevice::name() const { return "emulated:" + backing_->name(); }
 
-Status EmulatedDevice::CheckZoneId(uint32_t zone, const char* op) const {
-  if (zone >= options_.geometry.nr_zones) {
-    return Status::InvalidArgument(std::string(op) + ": zone " + std::to_string(zone) +
-                                   " does not exist (device has " + std::to_string(options_.geometry.nr_zones) +
-                                   " zones)");
-  }
-  return Status::OK();
-}
-
-Status EmulatedDevice::CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const {
-  const uint64_t bs = options_.geometry.block_size;
-  if (offset_bytes % bs != 0 || n_bytes % bs != 0) {
-    return Status::InvalidArgument(std::string(op) + " of " + std::to_string(n_bytes) + " bytes at offset " +
-                                   std::to_string(offset_bytes) + " is not aligned to the block size " +
-                                   std::to_string(bs));
-  }
-  const uint64_t dev = options_.geometry.device_bytes();
-  if (offset_bytes >= dev) {
-    return Status::InvalidArgument(std::string(op) + " at offset " + std::to_string(offset_bytes) +
-                                   " is past the end of the device (" + std::to_string(dev) + " bytes)");
-  }
-  return Status::OK();
-}
-
 void EmulatedDevice::TransitionLocked(uint32_t zone, ZoneState to) {
   Zone& zn = zones_[zone];
   const ZoneState from = zn.state;
@@ -197,7 +173,7 @@ Status EmulatedDevice::ReportZones(uint32_t first, uint32_t count, std::vector<Z
 
 Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
   if (n_bytes == 0) return Status::OK();
-  ZONEKV_RETURN_IF_ERROR(CheckAligned(offset_bytes, n_bytes, "read"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckAligned(offset_bytes, n_bytes, "read"));
   const DeviceGeometry& g = options_.geometry;
   const uint64_t end = offset_bytes + n_bytes;
   if (n_bytes > g.device_bytes() - offset_bytes) {
@@ -300,7 +276,7 @@ Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const cha
 }
 
 Status EmulatedDevice::Write(uint64_t offset_bytes, const char* data, size_t n_bytes) {
-  ZONEKV_RETURN_IF_ERROR(CheckAligned(offset_bytes, n_bytes, "write"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckAligned(offset_bytes, n_bytes, "write"));
   if (n_bytes == 0) return Status::InvalidArgument("write at offset " + std::to_string(offset_bytes) + " has length 0");
   uint32_t zone = ZoneOf(offset_bytes);
   int64_t done = 0;
@@ -313,7 +289,7 @@ Status EmulatedDevice::Write(uint64_t offset_bytes, const char* data, size_t n_b
 }
 
 Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "append"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "append"));
   const DeviceGeometry& g = options_.geometry;
   if (n_bytes == 0 || n_bytes % g.block_size != 0) {
     return Status::InvalidArgument("append of " + std::to_string(n_bytes) + " bytes to " + ZoneName(zone) +
@@ -336,7 +312,7 @@ Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, u
 }
 
 Status EmulatedDevice::OpenZone(uint32_t zone) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "open"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "open"));
   {
     std::lock_guard<std::mutex> l(mu_);
     ZONEKV_RETURN_IF_ERROR(OpenForWriteLocked(zone, true));
@@ -346,7 +322,7 @@ Status EmulatedDevice::OpenZone(uint32_t zone) {
 }
 
 Status EmulatedDevice::CloseZone(uint32_t zone) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "close"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "close"));
   Status s = ApplyClose(zone);
   if (s.ok() && timing_) WaitUntil(timing_->Manage(TimingModel::NowNs()));
   return s;
@@ -387,7 +363,7 @@ Status EmulatedDevice::CheckWritableMediaLocked(uint32_t zone, const char* verb)
 }
 
 Status EmulatedDevice::FinishZone(uint32_t zone) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "finish"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "finish"));
   const DeviceGeometry& g = options_.geometry;
   int64_t done = 0;
   bool more = false;
@@ -425,7 +401,7 @@ Status EmulatedDevice::FinishZone(uint32_t zone) {
 }
 
 Status EmulatedDevice::ResetZone(uint32_t zone) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "reset"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "reset"));
   int64_t done = 0;
   {
     std::lock_guard<std::mutex> zl(zone_mu_[zone]);
@@ -452,7 +428,7 @@ Status EmulatedDevice::ResetZone(uint32_t zone) {
 }
 
 Status EmulatedDevice::SetZoneCondition(uint32_t zone, ZoneState state) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "set condition"));
+  ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "set condition"));
   if (state != ZoneState::kReadOnly && state != ZoneState::kOffline) {
     return Status::InvalidArgument(std::string("set condition of ") + ZoneName(zone) + ": '" +
                                    ZoneStateName(state) + "' is not read_only or offline");

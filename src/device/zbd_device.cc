@@ -130,7 +130,6 @@ class ZbdDevice final : public ZonedDevice {
     return ReportZoneRange(fd_, name(), zone_sectors_, first, end, zones);
   }
   std::string ZoneName(uint32_t zone) const { return name() + ": zone " + std::to_string(zone); }
-  Status CheckZoneId(uint32_t zone, const char* op) const;
   Status CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const;
   // Writes at `offset_bytes` in `zone`. REQUIRES: zones_[zone].mu held.
   Status WriteLocked(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes);
@@ -162,24 +161,11 @@ class ZbdDevice final : public ZonedDevice {
   DeviceCounters counters_;             // GUARDED_BY(mu_)
 };
 
-Status ZbdDevice::CheckZoneId(uint32_t zone, const char* op) const {
-  if (zone >= geometry_.nr_zones) {
-    return Status::InvalidArgument(std::string(op) + ": zone " + std::to_string(zone) +
-                                   " does not exist (" + name() + " has " + std::to_string(geometry_.nr_zones) +
-                                   " zones)");
-  }
-  return Status::OK();
-}
-
 Status ZbdDevice::CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const {
-  const uint64_t bs = geometry_.block_size;
-  if (offset_bytes % bs != 0 || n_bytes % bs != 0) {
-    return Status::InvalidArgument(std::string(op) + " of " + std::to_string(n_bytes) + " bytes at offset " +
-                                   std::to_string(offset_bytes) + " is not aligned to the block size " +
-                                   std::to_string(bs));
-  }
+  ZONEKV_RETURN_IF_ERROR(geometry_.CheckAligned(offset_bytes, n_bytes, op));
+  // The kernel rejects a command past the end with a bare EINVAL: say why.
   const uint64_t dev = geometry_.device_bytes();
-  if (offset_bytes >= dev || n_bytes > dev - offset_bytes) {
+  if (n_bytes > dev - offset_bytes) {
     return Status::InvalidArgument(std::string(op) + " of " + std::to_string(n_bytes) + " bytes at offset " +
                                    std::to_string(offset_bytes) + " extends past the end of the device (" +
                                    std::to_string(dev) + " bytes)");
@@ -363,7 +349,7 @@ Status ZbdDevice::Write(uint64_t offset_bytes, const char* data, size_t n_bytes)
 }
 
 Status ZbdDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64_t* written_at_bytes) {
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, "append"));
+  ZONEKV_RETURN_IF_ERROR(geometry_.CheckZoneId(zone, "append"));
   if (n_bytes == 0 || n_bytes % geometry_.block_size != 0) {
     return Status::InvalidArgument("append of " + std::to_string(n_bytes) + " bytes to " + ZoneName(zone) +
                                    ": length must be a positive multiple of the block size " +
@@ -391,7 +377,7 @@ Status ZbdDevice::CheckActiveLimit(uint32_t zone, const char* op) const {
 Status ZbdDevice::Manage(uint32_t zone, MgmtOp op) {
   static const char* const kOpNames[] = {"open", "close", "finish", "reset"};
   const char* op_name = kOpNames[static_cast<int>(op)];
-  ZONEKV_RETURN_IF_ERROR(CheckZoneId(zone, op_name));
+  ZONEKV_RETURN_IF_ERROR(geometry_.CheckZoneId(zone, op_name));
   std::lock_guard<std::mutex> zl(zones_[zone].mu);
   std::vector<ZoneInfo> before;
   ZONEKV_RETURN_IF_ERROR(ReportRaw(zone, 1, &before));

@@ -92,6 +92,27 @@ Json DeviceCounters::ToJson() const {
   return j;
 }
 
+Status DeviceGeometry::CheckZoneId(uint32_t zone, const char* op) const {
+  if (zone >= nr_zones) {
+    return Status::InvalidArgument(std::string(op) + ": zone " + std::to_string(zone) + " does not exist (device has " +
+                                   std::to_string(nr_zones) + " zones)");
+  }
+  return Status::OK();
+}
+
+Status DeviceGeometry::CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const {
+  if (offset_bytes % block_size != 0 || n_bytes % block_size != 0) {
+    return Status::InvalidArgument(std::string(op) + " of " + std::to_string(n_bytes) + " bytes at offset " +
+                                   std::to_string(offset_bytes) + " is not aligned to the block size " +
+                                   std::to_string(block_size));
+  }
+  if (offset_bytes >= device_bytes()) {
+    return Status::InvalidArgument(std::string(op) + " at offset " + std::to_string(offset_bytes) +
+                                   " is past the end of the device (" + std::to_string(device_bytes()) + " bytes)");
+  }
+  return Status::OK();
+}
+
 Status ZonedDevice::ReportZone(uint32_t zone, ZoneInfo* info) {
   if (zone >= geometry().nr_zones) {
     return Status::InvalidArgument("zone " + std::to_string(zone) + " does not exist (device has " +
