@@ -4,9 +4,12 @@
 Usage (normally through the zonekv binary):
   run.py --zonekv=BIN --src=DIR --list
   run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--jobs=J] [--timing=PROFILE]
+         [--time_scale=X]
 
 --timing replaces the device timing profile of every run (each experiment
 defaults to the profile of the paper it reproduces; see docs/device-timing.md).
+--time_scale multiplies every modelled latency of every run by X (a device X
+times slower; the summary names it).
 
 Exit status: 0 all runs succeeded, 1 a run failed (results are still written),
 2 usage error.
@@ -69,15 +72,15 @@ def check_runs(name, runs):
         seen.add(key)
 
 
-def with_timing(args, profile):
-    """`args` with the timing profile of every emulated `--device=ram:|meta:`
-    spec set to `profile` (replacing a timing= key or adding one)."""
+def with_device_key(args, key, value):
+    """`args` with `key=value` in every emulated `--device=ram:|meta:` spec
+    (replacing the key or adding it)."""
     out = []
     for a in args:
         if a.startswith("--device=ram:") or a.startswith("--device=meta:"):
             head, _, keys = a.partition(":")
-            items = [k for k in keys.split(",") if k and not k.startswith("timing=")]
-            a = head + ":" + ",".join(items + ["timing=" + profile])
+            items = [k for k in keys.split(",") if k and not k.startswith(key + "=")]
+            a = head + ":" + ",".join(items + ["%s=%s" % (key, value)])
         out.append(a)
     return out
 
@@ -148,6 +151,7 @@ def main(argv):
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timing")
+    p.add_argument("--time_scale", type=float)
     p.add_argument("name", nargs="?")
     a = p.parse_args(argv)
 
@@ -176,7 +180,13 @@ def main(argv):
             raise UsageError("--timing=%s is not a profile name (see docs/device-timing.md)" % a.timing)
         for r in runs:
             if "args" in r:
-                r["args"] = with_timing(r["args"], a.timing)
+                r["args"] = with_device_key(r["args"], "timing", a.timing)
+    if a.time_scale is not None:
+        if not a.time_scale > 0:
+            raise UsageError("--time_scale=%g must be greater than 0" % a.time_scale)
+        for r in runs:
+            if "args" in r:
+                r["args"] = with_device_key(r["args"], "time_scale", "%g" % a.time_scale)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     print("zonekv experiment %s: %d runs, scale %g, %d seed(s), %d job(s), output in %s"
           % (a.name, len(runs), scale, a.seeds, a.jobs, out), file=sys.stderr, flush=True)
@@ -196,7 +206,7 @@ def main(argv):
                                                         r["wall_s"]), file=sys.stderr, flush=True)
 
     doc = {"experiment": a.name, "description": mod.DESCRIPTION, "scale": scale, "seeds": a.seeds,
-           "jobs": a.jobs, "timing_override": a.timing, "zonekv": a.zonekv, "started_utc": started, "runs": results}
+           "jobs": a.jobs, "timing_override": a.timing, "time_scale_override": a.time_scale, "zonekv": a.zonekv, "started_utc": started, "runs": results}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
 

@@ -58,6 +58,9 @@ int ExperimentCommand(int argc, char** argv) {
   flags.Define("timing", "",
                "device timing profile for every run (default: the profile of the paper the experiment "
                "reproduces; see docs/device-timing.md)");
+  flags.Define("time_scale", "",
+               "multiply every modelled device latency of every run by this factor (> 0; default: the "
+               "profile's own, 1)");
   bool help = false;
   Status s = flags.Parse(argc, argv, 2, &help);
   if (help) {
@@ -73,6 +76,11 @@ int ExperimentCommand(int argc, char** argv) {
   if (s.ok() && !flags.Str("scale").empty()) s = flags.Double("scale", &scale);
   if (s.ok() && !flags.Str("scale").empty() && !(scale > 0 && scale <= 1)) {
     s = Status::InvalidArgument("--scale=" + flags.Str("scale") + ": must be in (0, 1]");
+  }
+  double time_scale = 0;
+  if (s.ok() && !flags.Str("time_scale").empty()) {
+    s = flags.Double("time_scale", &time_scale);
+    if (s.ok() && !(time_scale > 0)) s = Status::InvalidArgument("--time_scale=" + flags.Str("time_scale") + ": must be greater than 0");
   }
   if (s.ok() && seeds == 0) s = Status::InvalidArgument("--seeds must be at least 1");
   if (s.ok() && (jobs == 0 || jobs > 64)) s = Status::InvalidArgument("--jobs must be in [1, 64]");
@@ -120,6 +128,7 @@ int ExperimentCommand(int argc, char** argv) {
     args.push_back("--seeds=" + std::to_string(seeds));
     args.push_back("--jobs=" + std::to_string(jobs));
     if (!flags.Str("timing").empty()) args.push_back("--timing=" + flags.Str("timing"));
+    if (!flags.Str("time_scale").empty()) args.push_back("--time_scale=" + flags.Str("time_scale"));
   }
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
