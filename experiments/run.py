@@ -182,8 +182,8 @@ def main(argv):
             if "args" in r:
                 r["args"] = with_device_key(r["args"], "timing", a.timing)
     if a.time_scale is not None:
-        if not a.time_scale > 0:
-            raise UsageError("--time_scale=%g must be greater than 0" % a.time_scale)
+        if not 0 < a.time_scale <= 1e6:
+            raise UsageError("--time_scale=%g must be in (0, 1e6]" % a.time_scale)
         for r in runs:
             if "args" in r:
                 r["args"] = with_device_key(r["args"], "time_scale", "%g" % a.time_scale)

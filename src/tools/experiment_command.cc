@@ -59,8 +59,8 @@ int ExperimentCommand(int argc, char** argv) {
                "device timing profile for every run (default: the profile of the paper the experiment "
                "reproduces; see docs/device-timing.md)");
   flags.Define("time_scale", "",
-               "multiply every modelled device latency of every run by this factor (> 0; default: the "
-               "profile's own, 1)");
+               "multiply every modelled device latency of every run by this factor, in (0, 1e6] "
+               "(default: the profile's own, 1)");
   bool help = false;
   Status s = flags.Parse(argc, argv, 2, &help);
   if (help) {
@@ -80,7 +80,9 @@ int ExperimentCommand(int argc, char** argv) {
   double time_scale = 0;
   if (s.ok() && !flags.Str("time_scale").empty()) {
     s = flags.Double("time_scale", &time_scale);
-    if (s.ok() && !(time_scale > 0)) s = Status::InvalidArgument("--time_scale=" + flags.Str("time_scale") + ": must be greater than 0");
+    if (s.ok() && !(time_scale > 0 && time_scale <= 1e6)) {
+      s = Status::InvalidArgument("--time_scale=" + flags.Str("time_scale") + ": must be in (0, 1e6]");
+    }
   }
   if (s.ok() && seeds == 0) s = Status::InvalidArgument("--seeds must be at least 1");
   if (s.ok() && (jobs == 0 || jobs > 64)) s = Status::InvalidArgument("--jobs must be in [1, 64]");
