@@ -346,7 +346,8 @@ void ZoneFs::Impl::UnlinkLocked(FileRecord* f, EditBatch* b) {
 
 void ZoneFs::Impl::DropFileLocked(FileRecord* f) {
   FreeExtentsLocked(f);
-  auto it = files_.find(f->meta.id);
+  auto it = files_.find(f->meta.id);  // every FileRecord lives in files_
+  if (it == files_.end()) return;
   dropped_.push_back(std::move(it->second));
   files_.erase(it);
 }
