@@ -6,24 +6,14 @@
 #include "zonekv/blob_gc.h"
 
 namespace zonekv {
-namespace {
-
-ZoneView& BlobZone(ViewBuilder& b, uint64_t written, uint64_t ybiz) {
-  ZoneView& z = b.Zone(written, written);
-  z.valid_bytes_by_kind[static_cast<int>(FileKind::kBlob)] = written;
-  z.ybiz = ybiz;
-  return z;
-}
-
-}  // namespace
 
 // The paper's worked example (Fig. 5): zones 0 and 1 are full with YBIZ 4
 // and 9; zone 2 holds B8 but is not full. 20 live blob files B1..B20.
 TEST(ZCutoffTest, PaperWorkedExamples) {
   ViewBuilder b;
-  BlobZone(b, kCap, 4);
-  BlobZone(b, kCap, 9);
-  BlobZone(b, kCap / 2, 8);
+  b.BlobZone(kCap, 4);
+  b.BlobZone(kCap, 9);
+  b.BlobZone(kCap / 2, 8);
   std::vector<uint64_t> live;
   for (uint64_t n = 1; n <= 20; n++) live.push_back(n);
   ZCutoff c;
@@ -42,7 +32,7 @@ TEST(ZCutoffTest, PaperWorkedExamples) {
 
 TEST(ZCutoffTest, NoOpinionWithoutFullBlobZone) {
   ViewBuilder b;
-  BlobZone(b, kCap / 2, 8);
+  b.BlobZone(kCap / 2, 8);
   b.Zone(kCap, kCap);  // full, but SST data only
   ZCutoff c;
   EXPECT_FALSE(ComputeZCutoff({1, 2, 3}, b.view(), &c));

@@ -8,13 +8,6 @@ namespace zonekv {
 
 namespace {
 
-ZoneView& BlobZone(ViewBuilder& b, uint64_t written, uint64_t ybiz) {
-  ZoneView& z = b.Zone(written, written);
-  z.valid_bytes_by_kind[static_cast<int>(FileKind::kBlob)] = written;
-  z.ybiz = ybiz;
-  return z;
-}
-
 AllocDecision AllocBlob(ViewBuilder& b, uint64_t number) {
   FileView f;
   f.hints.kind = FileKind::kBlob;
@@ -29,8 +22,8 @@ AllocDecision AllocBlob(ViewBuilder& b, uint64_t number) {
 TEST(BazaTest, FillsEarliestBlobZoneFirst) {
   ViewBuilder b;
   b.view().max_active_zones = 8;
-  BlobZone(b, kCap / 2, 7);  // zone 0: B7 written, not full
-  BlobZone(b, kCap / 4, 8);  // zone 1: B8 written by a concurrent writer
+  b.BlobZone(kCap / 2, 7);  // zone 0: B7 written, not full
+  b.BlobZone(kCap / 4, 8);  // zone 1: B8 written by a concurrent writer
   b.Zone(0, 0);
   AllocDecision d = AllocBlob(b, 9);  // the paper's B9 goes back to zone 0
   EXPECT_EQ(d.action, AllocDecision::Action::kUseZone);
@@ -40,7 +33,7 @@ TEST(BazaTest, FillsEarliestBlobZoneFirst) {
 TEST(BazaTest, SecondWriterTakesAnotherZoneWhenTheFirstIsLocked) {
   ViewBuilder b;
   b.view().max_active_zones = 8;
-  BlobZone(b, kCap / 2, 7).busy = true;  // thread 1 is writing B7 here
+  b.BlobZone(kCap / 2, 7).busy = true;  // thread 1 is writing B7 here
   b.Zone(0, 0);
   AllocDecision d = AllocBlob(b, 8);
   EXPECT_EQ(d.action, AllocDecision::Action::kUseZone);
@@ -58,7 +51,7 @@ TEST(BazaTest, NeverMixesBlobsIntoSstZonesWhileAnEmptyZoneIsLeft) {
 TEST(BazaTest, LizaKeepsSstsOutOfBlobZonesOnlyWhenBazaIsUsed) {
   ViewBuilder b;
   b.view().max_active_zones = 8;
-  BlobZone(b, kCap / 2, 7).lifetime = Lifetime::kExtreme;
+  b.BlobZone(kCap / 2, 7).lifetime = Lifetime::kExtreme;
   b.Zone(0, 0);
   FileView sst;
   sst.hints.kind = FileKind::kSst;
@@ -79,7 +72,7 @@ TEST(BazaTest, LizaUsesBlobZonesAsLastResort) {
   ViewBuilder b;
   b.view().max_active_zones = 8;
   b.Zone(kCap, kCap);                       // full
-  BlobZone(b, kCap / 2, 7);                 // the only space left
+  b.BlobZone(kCap / 2, 7);                 // the only space left
   FileView manifest;
   manifest.hints.kind = FileKind::kManifest;
   AllocRequest req;

@@ -25,6 +25,14 @@ class ViewBuilder {
     Recount();
     return view_.zones.back();
   }
+  // A zone holding only blob data (`written` bytes, all valid) whose
+  // youngest blob file is `ybiz`.
+  ZoneView& BlobZone(uint64_t written, uint64_t ybiz) {
+    ZoneView& z = Zone(written, written);
+    z.valid_bytes_by_kind[static_cast<int>(FileKind::kBlob)] = written;
+    z.ybiz = ybiz;
+    return z;
+  }
   void Recount() {
     view_.active_zones = 0;
     for (const auto& z : view_.zones) view_.active_zones += IsActive(z.state) ? 1 : 0;
