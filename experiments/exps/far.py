@@ -24,8 +24,8 @@ SIZES = [("small", 9), ("medium", 12), ("large", 15)]  # GB written by fillrando
 VALUE = 1024
 RESETS = [
     ("EZReset", ["--reset=eager"]),
-    ("LZReset", ["--reset=lazy", "--lazy_twp=1.0"]),
-    ("FAR", ["--reset=far", "--reset_t=0.7", "--reset_func=linear"]),
+    ("LZReset", ["--reset=lazy", "--reset_lazy_twp=1.0"]),
+    ("FAR", ["--reset=far", "--reset_far_t=0.7", "--reset_far_func=linear"]),
 ]
 SWEEP_T = [1.0, 0.7, 0.4]
 SWEEP_FUNC = ["linear", "log", "exp"]
@@ -73,7 +73,7 @@ def _args(scale, gb):
         "--max_bytes_for_level_base=" + common.size_flag(l1),
         "--max_bytes_for_level_multiplier=10",
         "--zc=greedy",
-        "--zc_trigger=20",
+        "--zc_trigger_free_pct=20",
     ]
 
 
@@ -89,7 +89,7 @@ def runs(scale, seeds):
             for seed in range(1, seeds + 1):
                 out.append({"label": "FAR(T=%.1f,%s)" % (t, func), "scheme": "far", "seed": seed, "t": t,
                             "func": func, "part": "sweep",
-                            "args": _args(scale, 12) + ["--reset=far", "--reset_t=%g" % t, "--reset_func=" + func]})
+                            "args": _args(scale, 12) + ["--reset=far", "--reset_far_t=%g" % t, "--reset_far_func=" + func]})
     return out
 
 

@@ -72,18 +72,18 @@ def runs(scale, seeds):
         for occ in THRESHOLDS:
             for seed in range(1, seeds + 1):
                 out.append({"label": "%s occ=%d" % (mode, occ), "scheme": mode, "seed": seed, "part": "threshold",
-                            "occ": occ, "args": _base(scale) + flags + ["--occupancy_threshold=%d" % occ]})
+                            "occ": occ, "args": _base(scale) + flags + ["--finish_threshold_pct=%d" % (100 - occ)]})
     for level in START_LEVELS:
         for seed in range(1, seeds + 1):
             out.append({"label": "host GC start=%d" % level, "scheme": "host GC", "seed": seed, "part": "start",
                         "level": level,
-                        "args": _base(scale) + ["--zc=zenfs", "--zc_start_level=%d" % level,
-                                                "--occupancy_threshold=100"]})
+                        "args": _base(scale) + ["--zc=zenfs", "--zc_start_level_pct=%d" % level,
+                                                "--finish_threshold_pct=0"]})
     for mode, flags in MODES:
         for seed in range(1, seeds + 1):
             out.append({"label": "%s overwrite" % mode, "scheme": mode, "seed": seed, "part": "overwrite",
                         "args": _base(scale, "fillrandom,overwrite", OVERWRITE_FACTOR) + flags +
-                                ["--occupancy_threshold=100"]})
+                                ["--finish_threshold_pct=0"]})
     return out
 
 

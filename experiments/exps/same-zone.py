@@ -102,7 +102,7 @@ def runs(scale, seeds):
                 out.append({"label": "a-caza tp=%d lc=%s" % (tp, constraint), "scheme": "a-caza", "seed": seed,
                             "part": "sweep", "tp": tp, "lc": constraint,
                             "args": _args(scale, "fillrandom", None) + [
-                                "--scheme=a-caza", "--acc_turning_point=%d" % tp,
+                                "--scheme=a-caza", "--acc_turning_point_pct=%d" % tp,
                                 "--acc_level_constraint=" + constraint]})
     return out
 

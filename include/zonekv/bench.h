@@ -60,8 +60,8 @@ std::vector<Scheme> AllSchemes();
 
 // A flag name and its help line.
 struct OptionHelp {
-  const char* name;
-  const char* help;
+  std::string name;
+  std::string help;
 };
 // The RocksDB options `zonekv bench` accepts as flags, under RocksDB's names.
 const std::vector<OptionHelp>& RocksDbBenchOptions();

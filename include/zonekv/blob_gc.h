@@ -95,4 +95,16 @@ class ZCutoffController : public rocksdb::EventListener {
   ZCutoff last_;
 };
 
+// ---- The blob GC cutoff family
+
+// How RocksDB's blob_garbage_collection_age_cutoff is set while the DB runs.
+// A factory receives the file system's view source (empty when there is
+// none, e.g. on RocksDB's posix file system) and sets *out to the controller
+// to attach, or to null when RocksDB's own option stays in charge;
+// InvalidArgument when it needs a view and has none.
+using BlobGcCutoffFactory =
+    std::function<Status(std::function<FsView()> view, std::shared_ptr<ZCutoffController>* out)>;
+// fixed | zcutoff (cutoff_registry.cc lists them; each in its own file).
+const PolicyRegistry<BlobGcCutoffFactory>& BlobGcCutoffs();
+
 }  // namespace zonekv

@@ -154,12 +154,11 @@ struct PickerOptions {
   // ties by fewest overlapping next-level bytes) or "min-overlap" (RocksDB's
   // kMinOverlappingRatio: overlapping next-level bytes / file size, ascending).
   std::string sica_order = "largest";
-  double acc_turning_point = 0.25;  // acc: zaca only when free ratio < this (fraction)
-  bool acc_level_constraint = true; // acc: never zaca for L0/L1 inputs
+  double acc_turning_point_pct = 25;  // acc: zaca only when free space % < this
+  bool acc_level_constraint = true;   // acc: never zaca for L0/L1 inputs
 
-  // Sets a knob by its command-line name: "sica_order", "acc_turning_point"
-  // (percent of free space, 0..100, as the paper states it),
-  // "acc_level_constraint" (true/false).
+  // Sets a knob by name (PickerKnobs(): sica_order, acc_turning_point_pct,
+  // acc_level_constraint).
   Status Set(const std::string& key, const std::string& value);
   Status Validate() const;
   Json ToJson() const;
@@ -176,7 +175,15 @@ class CompactionPicker {
   virtual bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) = 0;
 };
 
-// name: sica | zaca | acc.
+// The knobs of PickerOptions, in --help order.
+const KnobTable<PickerOptions>& PickerKnobs();
+
+// The compaction pickers (picker_options.cc lists them; each is defined in
+// its own file): sica | zaca | acc.
+using PickerFactory = std::function<std::unique_ptr<CompactionPicker>(const PickerOptions&)>;
+const PolicyRegistry<PickerFactory>& CompactionPickers();
+
+// The picker called `name` (a CompactionPickers() entry) with `opts`.
 Status MakeCompactionPicker(const std::string& name, const PickerOptions& opts,
                             std::unique_ptr<CompactionPicker>* out);
 

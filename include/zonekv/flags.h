@@ -31,6 +31,10 @@ class Flags {
   void Define(const std::string& name, const std::string& default_value,
               const std::string& help, bool is_bool = false);
 
+  // A flag that no longer exists under `old_name`: using it is an error that
+  // names `new_name`.
+  void Renamed(const std::string& old_name, const std::string& new_name);
+
   // Parses argv[first..argc). Sets *help_requested if --help/-h was given.
   Status Parse(int argc, char** argv, int first, bool* help_requested);
 
@@ -60,6 +64,7 @@ class Flags {
   std::map<std::string, Def> defs_;
   std::vector<std::string> order_;
   std::vector<std::string> positionals_;
+  std::map<std::string, std::string> renamed_;
 };
 
 }  // namespace zonekv

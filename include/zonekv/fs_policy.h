@@ -6,20 +6,24 @@
 // wall clock (FsView::now_us is the clock) and hold no locks, so each can be
 // unit-tested on a hand-built view and timed per call.
 //
-// Families (selected by name; see MakeXxxPolicy):
-//   allocation: liza | baza | caza           (which zone a file's next extent goes to)
-//   blob GC cutoff: fixed, or zcutoff (ComputeZCutoff, in blob_gc.h)
-//   cleaning:   zenfs | greedy | cost-benefit | ccb | off   (when to clean and which zones)
-//   reset:      eager | lazy | far           (which zones with no valid data to reset now)
-//   finish:     finish_threshold percent (ZenFS semantics)
+// Families, each a registry of named policies (below; `zonekv bench
+// --list_policies` prints them with their knobs):
+//   allocation: which zone a file's next extent goes to (--alloc, --blob_alloc)
+//   cleaning:   when to clean and which zones (--zc)
+//   reset:      which zones with no valid data to reset now (--reset)
+//   finish:     which active zones to finish early (--finish)
+// The blob GC cutoff (blob_gc.h) and compaction picking (compactor.h) are
+// families of the layers above.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "zonekv/registry.h"
 #include "zonekv/status.h"
 #include "zonekv/zoned_device.h"
 
@@ -134,6 +138,9 @@ class AllocationPolicy {
   // O(files + extents). Zones (ybiz included) and AllocRequest::file are
   // filled in either way.
   virtual bool NeedsFiles() const { return true; }
+  // Whether the zones this policy opens hold only the files it places (BAZA
+  // for blob files); the other allocator is then told to keep out of them.
+  virtual bool DedicatesZones() const { return false; }
 };
 
 // ---- Zone cleaning ---------------------------------------------------------
@@ -149,6 +156,9 @@ class CleaningPolicy {
   // a view without them (files empty), built in O(zones) instead of
   // O(files + extents). Zones (ybiz included) are filled in either way.
   virtual bool NeedsFiles() const { return true; }
+  // Whether the policy ever picks a victim. When false (zc=off) the engine
+  // runs no cleaner thread and reserves no active zone for one.
+  virtual bool Cleans() const { return true; }
 };
 
 // ---- Runtime reset -----------------------------------------------------------
@@ -166,43 +176,82 @@ class ResetPolicy {
   virtual bool NeedsFiles() const { return true; }
 };
 
-// ---- Options and factories ---------------------------------------------------
+// ---- Finish -------------------------------------------------------------------
 
-// Every policy knob of the file system, settable by name (the same names the
-// command line uses) and recorded in every result.
+class FinishPolicy {
+ public:
+  virtual ~FinishPolicy() = default;
+  virtual const char* name() const = 0;
+  // Active zones to finish now: each gives its active resource back at the
+  // price of its unwritten rest (padding on devices that pad). Only open or
+  // closed, non-busy, partly written zones may be returned.
+  virtual std::vector<uint32_t> PickZonesToFinish(const FsView& view) = 0;
+  // Whether the policy can ever finish a zone; when false the engine skips it.
+  virtual bool Finishes() const { return true; }
+};
+
+// ---- Options, registries and factories ------------------------------------------
+
+// Every policy knob of the file system, settable by name and recorded in
+// every result. A knob has one name: the member below, the command-line flag
+// and the JSON key (FsPolicyKnobs() lists them with their help).
 struct FsPolicyOptions {
-  std::string alloc = "liza";         // for SST, WAL and other files
-  std::string blob_alloc = "";        // for blob files; empty = same as alloc
-  std::string zc = "zenfs";           // zenfs | greedy | cost-benefit | ccb | off
+  std::string alloc = "liza";         // FileAllocationPolicies(): SST, WAL and other files
+  std::string blob_alloc = "";        // BlobAllocationPolicies(); empty = the same as alloc
+  std::string zc = "zenfs";           // CleaningPolicies()
   double zc_start_level_pct = 20;     // zenfs: clean when free% < start level
   double zc_slope = 3;                // zenfs: garbage% > 100 - slope * (start - free%)
   double zc_trigger_free_pct = 20;    // greedy/cost-benefit/ccb: clean when free% < this
   bool zc_sst_only = false;           // migrate only SST extents (ZenFS's own restriction)
   // Same-Victim cooperation: while free% > this, full zones holding only
-  // blob data are left to blob GC (0 = off; any zc policy).
+  // blob data are left to blob GC (0 = off; any cleaning policy).
   double zc_defer_blob_pct = 0;
-  std::string reset = "eager";        // eager | lazy | far
-  double reset_lazy_twp = 1.0;        // lazy: fixed T_WP as a fraction of capacity
-  double reset_far_t = 0.7;           // far: turning point T (free ratio)
-  std::string reset_far_func = "linear";  // linear | log | exp
-  double finish_threshold_pct = 0;    // ZenFS finish threshold (0 = never finish early)
+  std::string reset = "eager";        // ResetPolicies()
+  double reset_lazy_twp = 1.0;        // lazy: fixed T_WP, a fraction of zone capacity
+  double reset_far_t = 0.7;           // far: turning point T, a free ratio
+  std::string reset_far_func = "linear";  // far: linear | log | exp
+  std::string finish = "threshold";   // FinishPolicies()
+  double finish_threshold_pct = 0;    // threshold: finish when less than this % remains (0 = never)
 
-  // Sets one knob by name ("alloc", "zc", "zc_start_level", "zc_slope",
-  // "reset", "reset_t", "reset_func", "lazy_twp", "finish_threshold",
-  // "occupancy_threshold" (= 100 - finish_threshold), ...).
+  // Sets one knob by name (FsPolicyKnobs()).
   Status Set(const std::string& key, const std::string& value);
   // InvalidArgument naming the first bad knob.
   Status Validate() const;
   Json ToJson() const;
 };
 
-Status MakeAllocationPolicy(const std::string& name, const FsPolicyOptions& opts,
-                            std::unique_ptr<AllocationPolicy>* out);
-Status MakeCleaningPolicy(const FsPolicyOptions& opts, std::unique_ptr<CleaningPolicy>* out);
-Status MakeResetPolicy(const FsPolicyOptions& opts, std::unique_ptr<ResetPolicy>* out);
+// The knobs of FsPolicyOptions, in --help order.
+const KnobTable<FsPolicyOptions>& FsPolicyKnobs();
 
-// Zones the finish threshold says to finish now: open/closed, not busy,
-// remaining capacity < finish_threshold_pct% of capacity and > 0.
-std::vector<uint32_t> ZonesToFinish(const FsView& view, double finish_threshold_pct);
+// What an allocation policy's factory is told about its neighbour.
+struct AllocationContext {
+  // Another policy places blob files in zones of their own (BAZA): keep
+  // other files out of zones that hold blob data.
+  bool blob_zones_reserved = false;
+};
+
+using AllocationFactory =
+    std::function<std::unique_ptr<AllocationPolicy>(const FsPolicyOptions&, const AllocationContext&)>;
+using CleaningFactory = std::function<std::unique_ptr<CleaningPolicy>(const FsPolicyOptions&)>;
+using ResetFactory = std::function<std::unique_ptr<ResetPolicy>(const FsPolicyOptions&)>;
+using FinishFactory = std::function<std::unique_ptr<FinishPolicy>(const FsPolicyOptions&)>;
+
+// The registries (src/fs/policy/registry.cc): one line per policy there,
+// the entry itself in the policy's own file.
+const PolicyRegistry<AllocationFactory>& FileAllocationPolicies();  // --alloc
+const PolicyRegistry<AllocationFactory>& BlobAllocationPolicies();  // --blob_alloc
+const PolicyRegistry<CleaningFactory>& CleaningPolicies();          // --zc
+const PolicyRegistry<ResetFactory>& ResetPolicies();                // --reset
+const PolicyRegistry<FinishFactory>& FinishPolicies();              // --finish
+
+// One file system's policies, made from its options.
+struct FsPolicies {
+  std::unique_ptr<AllocationPolicy> alloc;       // SST, WAL and other files
+  std::unique_ptr<AllocationPolicy> blob_alloc;  // blob files; null = alloc places them too
+  std::unique_ptr<CleaningPolicy> zc;
+  std::unique_ptr<ResetPolicy> reset;
+  std::unique_ptr<FinishPolicy> finish;
+};
+Status MakeFsPolicies(const FsPolicyOptions& opts, FsPolicies* out);
 
 }  // namespace zonekv

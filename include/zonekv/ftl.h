@@ -24,11 +24,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "zonekv/json.h"
+#include "zonekv/registry.h"
 #include "zonekv/status.h"
 #include "zonekv/zoned_device.h"
 
@@ -37,15 +39,18 @@ namespace zonekv {
 // Logical and physical block size of the FTL.
 constexpr uint32_t kFtlBlockBytes = 4096;
 
-// The victim policy names accepted by FtlOptions::policy, in the paper's
-// order of presentation.
-const std::vector<std::string>& FtlPolicyNames();
+class VictimPolicy;
+class ZoneTable;
+// The GC victim policies FtlOptions::policy names, in the paper's order of
+// presentation (src/ftl/victim_policy.cc lists them).
+using VictimPolicyFactory = std::function<std::unique_ptr<VictimPolicy>(const ZoneTable*)>;
+const PolicyRegistry<VictimPolicyFactory>& FtlVictimPolicies();
 
 struct FtlOptions {
   // Fraction of the device's zones withheld from the logical space, in
   // [0.01, 0.9]. Rounded up to whole zones.
   double op_ratio = 0.10;
-  // GC victim policy; one of FtlPolicyNames().
+  // GC victim policy; a FtlVictimPolicies() entry.
   std::string policy = "greedy";
   // Free-zone watermarks; 0 = automatic: low = max(2, zones/200),
   // high = low + max(1, zones/400). REQUIRES: low >= 2, high > low, and the

@@ -7,21 +7,34 @@
 
 namespace zonekv {
 
+namespace {
+
+constexpr char kNative[] = "native";  // RocksDB's own compaction: no picker
+
+Status CheckCompaction(std::string_view key, const std::string& v) {
+  if (v == kNative) return Status::OK();
+  if (CompactionPickers().Find(v) != nullptr) return Status::OK();
+  return Status::InvalidArgument(std::string(key) + "='" + v + "' is not a compaction picker (known: " + kNative +
+                                 ", " + CompactionPickers().NameList() + ")");
+}
+
+}  // namespace
+
+const KnobTable<ControllerOptions>& ControllerKnobs() {
+  using O = ControllerOptions;
+  static const KnobTable<O> t(
+      "compaction or blob GC",
+      {ChoiceKnob("compaction", &O::compaction,
+                  std::string("compaction picking: native (RocksDB's) | ") + CompactionPickers().NameList(" | ") +
+                      " (external compactor)",
+                  CheckCompaction),
+       ChoiceKnob("blob_gc_cutoff", &O::blob_gc_cutoff, "blob GC age cutoff: " + BlobGcCutoffs().NameList(" | "),
+                  [](std::string_view key, const std::string& v) { return BlobGcCutoffs().Check(key, v); })});
+  return t;
+}
+
 Status ControllerOptions::Set(const std::string& key, const std::string& value) {
-  if (key == "compaction") {
-    if (value != "native" && value != "sica" && value != "zaca" && value != "acc") {
-      return Status::InvalidArgument("compaction='" + value + "' is not a compaction picker (known: native, sica, zaca, acc)");
-    }
-    compaction = value;
-    return Status::OK();
-  }
-  if (key == "blob_gc_cutoff") {
-    if (value != "fixed" && value != "zcutoff") {
-      return Status::InvalidArgument("blob_gc_cutoff='" + value + "' is not a cutoff control (known: fixed, zcutoff)");
-    }
-    blob_gc_cutoff = value;
-    return Status::OK();
-  }
+  if (ControllerKnobs().Has(key)) return ControllerKnobs().Set(this, key, value);
   return picker.Set(key, value);
 }
 
@@ -34,16 +47,22 @@ Json ControllerOptions::ToJson() const {
 Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(ViewFiles)> view,
                             std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
                             std::unique_ptr<Controllers>* out) {
-  bool needs_view = opts.compaction == "zaca" || opts.compaction == "acc" || opts.blob_gc_cutoff == "zcutoff";
-  if (needs_view && !view) {
-    return Status::InvalidArgument("--compaction=" + opts.compaction + " --blob_gc_cutoff=" + opts.blob_gc_cutoff +
-                                   ": zaca, acc and zcutoff need zone information (use --fs=zonekv)");
+  ZONEKV_RETURN_IF_ERROR(CheckCompaction("compaction", opts.compaction));
+  const PolicyEntry<BlobGcCutoffFactory>* cutoff = nullptr;
+  ZONEKV_RETURN_IF_ERROR(BlobGcCutoffs().Lookup("blob_gc_cutoff", opts.blob_gc_cutoff, &cutoff));
+  const bool native = opts.compaction == kNative;
+  if (!native) {
+    std::unique_ptr<CompactionPicker> picker;
+    ZONEKV_RETURN_IF_ERROR(MakeCompactionPicker(opts.compaction, opts.picker, &picker));
+    if (picker->needs_layout() && !view) {
+      return Status::InvalidArgument("compaction=" + opts.compaction + " needs zone information (use --fs=zonekv)");
+    }
   }
   std::unique_ptr<Controllers> c(new Controllers());
   c->opts_ = opts;
   c->view_ = std::move(view);
   c->job_hints_ = std::move(job_hints);
-  if (opts.compaction != "native") {
+  if (!native) {
     ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
   } else if (c->view_) {
     // Native compaction: observed, so that it reports S_same and S_inval too.
@@ -54,12 +73,10 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
     });
     options->listeners.push_back(c->native_->listener());
   }
-  if (opts.blob_gc_cutoff == "zcutoff") {
-    // Z_Cutoff reads each full zone's youngest blob file: zones only.
-    std::function<FsView(ViewFiles)> v = c->view_;
-    c->zcutoff_ = std::make_shared<ZCutoffController>([v] { return v(ViewFiles::kNone); });
-    options->listeners.push_back(c->zcutoff_);
-  }
+  std::function<FsView()> zones;  // Z_Cutoff reads each full zone's youngest blob file: zones only
+  if (c->view_) zones = [v = c->view_] { return v(ViewFiles::kNone); };
+  ZONEKV_RETURN_IF_ERROR(cutoff->make(std::move(zones), &c->zcutoff_));
+  if (c->zcutoff_) options->listeners.push_back(c->zcutoff_);
   *out = std::move(c);
   return Status::OK();
 }
@@ -67,7 +84,7 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
 Controllers::~Controllers() { Stop(); }
 
 Status Controllers::Start(rocksdb::DB* db) {
-  if (opts_.compaction != "native") {
+  if (opts_.compaction != kNative) {
     CompactorOptions copts;
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;

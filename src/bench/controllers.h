@@ -24,15 +24,18 @@ namespace zonekv {
 class ZCutoffController;
 
 struct ControllerOptions {
-  std::string compaction = "native";    // native | sica | zaca | acc
+  std::string compaction = "native";    // native (RocksDB's) or a CompactionPickers() entry
   PickerOptions picker;
-  std::string blob_gc_cutoff = "fixed"; // fixed (RocksDB's option) | zcutoff
+  std::string blob_gc_cutoff = "fixed"; // a BlobGcCutoffs() entry
 
-  // Keys: compaction, blob_gc_cutoff, and PickerOptions' sica_order,
-  // acc_turning_point, acc_level_constraint. InvalidArgument naming the key.
+  // Keys: ControllerKnobs() and PickerKnobs(). InvalidArgument naming the key.
   Status Set(const std::string& key, const std::string& value);
   Json ToJson() const;
 };
+
+// The knobs of ControllerOptions itself (compaction, blob_gc_cutoff); the
+// picker's are PickerKnobs().
+const KnobTable<ControllerOptions>& ControllerKnobs();
 
 class Controllers {
  public:

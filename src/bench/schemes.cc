@@ -4,6 +4,7 @@
 // Each scheme lists only the knobs it sets; every knob stays overridable on
 // the command line (--alloc, --zc, ..., or the RocksDB option's own flag).
 // Add a scheme here when its policies exist.
+#include "controllers.h"
 #include "zonekv/bench.h"
 
 namespace zonekv {
@@ -20,13 +21,13 @@ std::vector<Scheme> MakeSchemes() {
        {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
       {"lazy",
        "baseline with lazy runtime reset (reset a zone only when its write pointer is at the end)",
-       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "lazy"}, {"lazy_twp", "1.0"}},
+       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "lazy"}, {"reset_lazy_twp", "1.0"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
       {"far",
        "baseline with FAR free-space adaptive runtime reset (T = 0.7, linear)",
-       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "far"}, {"reset_t", "0.7"},
-        {"reset_func", "linear"}},
+       {{"alloc", "liza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"reset", "far"}, {"reset_far_t", "0.7"},
+        {"reset_far_func", "linear"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
       {"baza",
@@ -36,8 +37,8 @@ std::vector<Scheme> MakeSchemes() {
        {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
       {"baza+",
        "Same-Victim GC's BAZA+: BAZA plus Z_Cutoff (blob GC collects exactly the blob files in full zones); "
-       "zone cleaning leaves all-blob zones to blob GC above 5% free (zc_defer_blob=0: the paper's plain ZenFS cleaning)",
-       {{"alloc", "liza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"zc_defer_blob", "5"},
+       "zone cleaning leaves all-blob zones to blob GC above 5% free (zc_defer_blob_pct=0: the paper's plain ZenFS cleaning)",
+       {{"alloc", "liza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"zc_defer_blob_pct", "5"},
         {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "native"}, {"blob_gc_cutoff", "zcutoff"}}},
@@ -69,34 +70,24 @@ std::vector<Scheme> MakeSchemes() {
 }  // namespace
 
 const std::vector<OptionHelp>& ControllerKnobOptions() {
-  static const std::vector<OptionHelp> kKnobs = {
-      {"compaction", "compaction picking: native (RocksDB's) | sica | zaca | acc (external compactor)"},
-      {"sica_order", "sica: file order within a level: largest | min-overlap"},
-      {"acc_turning_point", "acc: use zaca when free space % is below this"},
-      {"acc_level_constraint", "acc: never zaca for L0/L1 inputs (true/false)"},
-      {"blob_gc_cutoff", "blob GC age cutoff: fixed (--blob_garbage_collection_age_cutoff) | zcutoff"},
-  };
+  static const std::vector<OptionHelp> kKnobs = [] {
+    std::vector<OptionHelp> knobs;
+    for (const auto& k : ControllerKnobs().knobs()) knobs.push_back({k.name, k.help});
+    for (const auto& k : PickerKnobs().knobs()) knobs.push_back({k.name, k.help});
+    return knobs;
+  }();
   return kKnobs;
 }
 
 const std::vector<OptionHelp>& FsKnobOptions() {
-  static const std::vector<OptionHelp> kKnobs = {
-      {"alloc", "zone allocation for SST, WAL and other files: liza|caza"},
-      {"blob_alloc", "zone allocation for blob files: liza|baza (default: as --alloc)"},
-      {"zc", "zone cleaning: zenfs|greedy|cost-benefit|ccb|off"},
-      {"zc_start_level", "zenfs cleaning: start when free space % is below this"},
-      {"zc_slope", "zenfs cleaning: garbage% > 100 - slope * (start_level - free%)"},
-      {"zc_trigger", "greedy/cost-benefit/ccb cleaning: start when free space % is below this"},
-      {"zc_sst_only", "cleaning migrates only SST extents (true/false)"},
-      {"zc_defer_blob", "leave full all-blob zones to blob GC while free space % is above this (0 = off)"},
-      {"reset", "runtime zone reset: eager|lazy|far"},
-      {"lazy_twp", "lazy reset: write-pointer threshold as a fraction of zone capacity"},
-      {"reset_t", "far reset: free-space turning point T"},
-      {"reset_func", "far reset: linear|log|exp"},
-      {"finish_threshold", "finish a zone when less than this % of it remains"},
-      {"occupancy_threshold", "100 - finish_threshold (the GC-vs-GC-free study's name)"},
-      {"emergency_zc", "clean the most-garbage zone when a writer starves and the policy picks none (true/false, default true; ZenFS: false)"},
-  };
+  static const std::vector<OptionHelp> kKnobs = [] {
+    std::vector<OptionHelp> knobs;
+    for (const auto& k : FsPolicyKnobs().knobs()) knobs.push_back({k.name, k.help});
+    knobs.push_back({"emergency_zc",
+                     "clean the most-garbage zone when a writer starves and the policy picks none (true/false, "
+                     "default true; ZenFS: false)"});
+    return knobs;
+  }();
   return kKnobs;
 }
 

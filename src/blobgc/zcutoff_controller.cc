@@ -131,4 +131,13 @@ Json ZCutoffController::Metrics() const {
   return j;
 }
 
+PolicyEntry<BlobGcCutoffFactory> ZCutoffEntry() {
+  return {"zcutoff", "Same-Victim GC's Z_Cutoff: collect exactly the blob files in full zones", {},
+          [](std::function<FsView()> view, std::shared_ptr<ZCutoffController>* out) {
+            if (!view) return Status::InvalidArgument("blob_gc_cutoff=zcutoff needs zone information (use --fs=zonekv)");
+            *out = std::make_shared<ZCutoffController>(std::move(view));
+            return Status::OK();
+          }};
+}
+
 }  // namespace zonekv

@@ -45,4 +45,12 @@ std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, double turning_
   return std::make_unique<AccPicker>(min_overlap, turning_point, level_constraint);
 }
 
+PickerEntry AccPickerEntry() {
+  return {"acc", "adaptive: zaca while free space is below acc_turning_point_pct, sica otherwise",
+          {"sica_order", "acc_turning_point_pct", "acc_level_constraint"}, [](const PickerOptions& o) {
+            return NewAccPicker(o.sica_order == "min-overlap", o.acc_turning_point_pct / 100,
+                                o.acc_level_constraint);
+          }};
+}
+
 }  // namespace zonekv

@@ -1,67 +1,66 @@
+// PickerOptions' knob table and the compaction picker registry.
 #include "pickers.h"
-#include "zonekv/flags.h"
 
 namespace zonekv {
 
+// One line per picker; each entry is defined in the picker's own file.
+#define ZONEKV_COMPACTION_PICKERS(X) \
+  X(SicaPicker)                      \
+  X(ZacaPicker)                      \
+  X(AccPicker)
+
+#define ZONEKV_DECLARE_PICKER(p) PickerEntry p##Entry();
+ZONEKV_COMPACTION_PICKERS(ZONEKV_DECLARE_PICKER)
+#define ZONEKV_PICKER_ENTRY(p) p##Entry(),
+
+const PolicyRegistry<PickerFactory>& CompactionPickers() {
+  static const PolicyRegistry<PickerFactory> r("compaction picker", {ZONEKV_COMPACTION_PICKERS(ZONEKV_PICKER_ENTRY)});
+  return r;
+}
+
+namespace {
+
+Status CheckSicaOrder(std::string_view key, const std::string& v) {
+  if (v == "largest" || v == "min-overlap") return Status::OK();
+  return Status::InvalidArgument(std::string(key) + "='" + v + "' is not a file order (known: largest, min-overlap)");
+}
+
+}  // namespace
+
+const KnobTable<PickerOptions>& PickerKnobs() {
+  using O = PickerOptions;
+  static const KnobTable<O> t(
+      "compaction picker",
+      {ChoiceKnob("sica_order", &O::sica_order, "sica, zaca, acc: file order within a level: largest|min-overlap",
+                  CheckSicaOrder),
+       PercentKnob("acc_turning_point_pct", &O::acc_turning_point_pct,
+                   "acc: use zaca when free space % is below this"),
+       BoolKnob("acc_level_constraint", &O::acc_level_constraint, "acc: never zaca for L0/L1 inputs (true/false)")},
+      {{"acc_turning_point", "acc_turning_point_pct"}});
+  return t;
+}
+
 Status PickerOptions::Set(const std::string& key, const std::string& value) {
-  if (key == "sica_order") {
-    if (value != "largest" && value != "min-overlap") {
-      return Status::InvalidArgument("sica_order='" + value + "' is not a file order (known: largest, min-overlap)");
-    }
-    sica_order = value;
-    return Status::OK();
-  }
-  if (key == "acc_turning_point") {
-    double pct = 0;
-    Status s = ParseDouble(value, &pct);
-    if (!s.ok() || pct < 0 || pct > 100) {
-      return Status::InvalidArgument("acc_turning_point='" + value + "' is not a percentage of free space in [0, 100]");
-    }
-    acc_turning_point = pct / 100;
-    return Status::OK();
-  }
-  if (key == "acc_level_constraint") {
-    if (value == "true" || value == "1") { acc_level_constraint = true; return Status::OK(); }
-    if (value == "false" || value == "0") { acc_level_constraint = false; return Status::OK(); }
-    return Status::InvalidArgument("acc_level_constraint='" + value + "' is not a boolean (true/false)");
-  }
-  return Status::InvalidArgument("unknown compaction picker knob '" + key +
-                                 "' (known: sica_order, acc_turning_point, acc_level_constraint)");
+  return PickerKnobs().Set(this, key, value);
 }
 
 Status PickerOptions::Validate() const {
-  if (sica_order != "largest" && sica_order != "min-overlap") {
-    return Status::InvalidArgument("sica_order='" + sica_order + "' is not a file order (known: largest, min-overlap)");
-  }
-  if (!(acc_turning_point >= 0 && acc_turning_point <= 1)) {
-    return Status::InvalidArgument("acc_turning_point must be a fraction in [0, 1], got " +
-                                   std::to_string(acc_turning_point));
+  ZONEKV_RETURN_IF_ERROR(CheckSicaOrder("sica_order", sica_order));
+  if (!(acc_turning_point_pct >= 0 && acc_turning_point_pct <= 100)) {
+    return Status::InvalidArgument("acc_turning_point_pct=" + std::to_string(acc_turning_point_pct) +
+                                   " is not a percentage in [0, 100]");
   }
   return Status::OK();
 }
 
-Json PickerOptions::ToJson() const {
-  Json j = Json::Object();
-  j.Set("sica_order", sica_order)
-      .Set("acc_turning_point_pct", acc_turning_point * 100)
-      .Set("acc_level_constraint", acc_level_constraint);
-  return j;
-}
+Json PickerOptions::ToJson() const { return PickerKnobs().ToJson(*this); }
 
 Status MakeCompactionPicker(const std::string& name, const PickerOptions& opts,
                             std::unique_ptr<CompactionPicker>* out) {
   ZONEKV_RETURN_IF_ERROR(opts.Validate());
-  const bool min_overlap = opts.sica_order == "min-overlap";
-  if (name == "sica") {
-    *out = NewSicaPicker(min_overlap);
-  } else if (name == "zaca") {
-    *out = NewZacaPicker(min_overlap);
-  } else if (name == "acc") {
-    *out = NewAccPicker(min_overlap, opts.acc_turning_point, opts.acc_level_constraint);
-  } else {
-    return Status::InvalidArgument("'" + name + "' is not a compaction picker (known: sica, zaca, acc; "
-                                   "'native' means RocksDB's own compaction and needs no compactor)");
-  }
+  const PolicyEntry<PickerFactory>* e = nullptr;
+  ZONEKV_RETURN_IF_ERROR(CompactionPickers().Lookup("picker", name, &e));
+  *out = e->make(opts);
   return Status::OK();
 }
 

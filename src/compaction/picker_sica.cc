@@ -27,4 +27,9 @@ std::unique_ptr<CompactionPicker> NewSicaPicker(bool min_overlap) {
   return std::make_unique<SicaPicker>(min_overlap);
 }
 
+PickerEntry SicaPickerEntry() {
+  return {"sica", "RocksDB's size-based leveled picking (the paper's baseline)", {"sica_order"},
+          [](const PickerOptions& o) { return NewSicaPicker(o.sica_order == "min-overlap"); }};
+}
+
 }  // namespace zonekv

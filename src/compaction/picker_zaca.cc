@@ -33,4 +33,9 @@ std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap) {
   return std::make_unique<ZacaPicker>(min_overlap);
 }
 
+PickerEntry ZacaPickerEntry() {
+  return {"zaca", "zone-aware: the candidate whose compaction frees the most zone space (S_same, S_inval)",
+          {"sica_order"}, [](const PickerOptions& o) { return NewZacaPicker(o.sica_order == "min-overlap"); }};
+}
+
 }  // namespace zonekv

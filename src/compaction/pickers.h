@@ -1,5 +1,7 @@
 // Constructors of the individual compaction pickers, exposed for unit tests.
-// Users select pickers by name through MakeCompactionPicker (zonekv/compactor.h).
+// Users select pickers by name through CompactionPickers() (zonekv/compactor.h);
+// each picker's file defines its entry (XxxPickerEntry()), registry in
+// picker_options.cc.
 #pragma once
 
 #include <memory>
@@ -7,6 +9,8 @@
 #include "zonekv/compactor.h"
 
 namespace zonekv {
+
+using PickerEntry = PolicyEntry<PickerFactory>;
 
 std::unique_ptr<CompactionPicker> NewSicaPicker(bool min_overlap);
 std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "policy/policies.h"
 #include "zone_fs_impl.h"
 
 namespace zonekv {
@@ -97,19 +98,15 @@ Status ZoneFs::Impl::Format(ZonedDevice* dev, const ZoneFsOptions& opts) {
 
 Status ZoneFs::Impl::Mount() {
   ZONEKV_RETURN_IF_ERROR(opts_.Validate());
-  ZONEKV_RETURN_IF_ERROR(MakeAllocationPolicy(opts_.policy.alloc, opts_.policy, &alloc_));
-  if (!opts_.policy.blob_alloc.empty()) {
-    ZONEKV_RETURN_IF_ERROR(MakeAllocationPolicy(opts_.policy.blob_alloc, opts_.policy, &blob_alloc_));
-  }
-  ZONEKV_RETURN_IF_ERROR(MakeCleaningPolicy(opts_.policy, &zc_));
-  if (opts_.emergency_zc) {
-    // Greedy with no free-space trigger: the full zone with the least valid data.
-    FsPolicyOptions greedy = opts_.policy;
-    greedy.zc = "greedy";
-    greedy.zc_trigger_free_pct = 101;
-    ZONEKV_RETURN_IF_ERROR(MakeCleaningPolicy(greedy, &emergency_zc_));
-  }
-  ZONEKV_RETURN_IF_ERROR(MakeResetPolicy(opts_.policy, &reset_));
+  FsPolicies policies;
+  ZONEKV_RETURN_IF_ERROR(MakeFsPolicies(opts_.policy, &policies));
+  alloc_ = std::move(policies.alloc);
+  blob_alloc_ = std::move(policies.blob_alloc);
+  zc_ = std::move(policies.zc);
+  reset_ = std::move(policies.reset);
+  finish_ = std::move(policies.finish);
+  // Greedy with no free-space trigger: the full zone with the least valid data.
+  if (opts_.emergency_zc) emergency_zc_ = NewGreedyCleaning(101);
 
   journal_ = std::make_unique<Journal>(dev_.get(), opts_.meta_zones);
   Superblock sb;
@@ -195,7 +192,7 @@ Status ZoneFs::Impl::Mount() {
   NoteJournalPosLocked();
   l.unlock();
   RuntimeReset();
-  if (opts_.policy.zc != "off") cleaner_ = std::thread([this] { CleanerLoop(); });
+  if (zc_->Cleans()) cleaner_ = std::thread([this] { CleanerLoop(); });
   return Status::OK();
 }
 

@@ -279,8 +279,8 @@ class ZoneFs::Impl {
   [[nodiscard]] Status ResetZoneLocked(uint32_t z, Lock* l) ZONEKV_REQUIRES(mu_);
   // Resets the zones in `picks` that still qualify; returns how many.
   int ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) ZONEKV_REQUIRES(mu_);
-  // Finishes what the finish threshold picks from v; returns how many.
-  int ApplyFinishThresholdLocked(const FsView& v, Lock* l) ZONEKV_REQUIRES(mu_);
+  // Finishes what the finish policy picks from v; returns how many.
+  int ApplyFinishPolicyLocked(const FsView& v, Lock* l) ZONEKV_REQUIRES(mu_);
   // Makes journal records up to `seq` durable: waits for the running
   // commit or leads the next one (group commit).
   [[nodiscard]] Status CommitJournalLocked(uint64_t seq, Lock* l) ZONEKV_REQUIRES(mu_);
@@ -343,6 +343,7 @@ class ZoneFs::Impl {
   std::unique_ptr<CleaningPolicy> zc_;
   std::unique_ptr<CleaningPolicy> emergency_zc_;  // greedy, any free space; set iff opts_.emergency_zc
   std::unique_ptr<ResetPolicy> reset_;
+  std::unique_ptr<FinishPolicy> finish_;
 
   mutable FsMutex mu_;
   std::condition_variable_any zone_cv_;     // a zone was released, written, finished, closed or reset

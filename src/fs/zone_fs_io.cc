@@ -46,7 +46,7 @@ uint32_t ZoneFs::Impl::DataLimit(uint32_t device_limit) const {
   uint32_t data_zones = geo_.nr_zones - meta_zones_;
   if (device_limit == 0) return data_zones;
   // One resource for the metadata journal, one for the cleaner.
-  uint32_t reserved = opts_.policy.zc == "off" ? 1 : 2;
+  uint32_t reserved = zc_->Cleans() ? 2 : 1;
   return device_limit > reserved ? device_limit - reserved : 1;
 }
 
@@ -206,10 +206,10 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z, Lock* l) {
   return Status::OK();
 }
 
-int ZoneFs::Impl::ApplyFinishThresholdLocked(const FsView& v, Lock* l) {
-  if (opts_.policy.finish_threshold_pct <= 0) return 0;
+int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v, Lock* l) {
+  if (!finish_->Finishes()) return 0;
   int n = 0;
-  for (uint32_t z : ZonesToFinish(v, opts_.policy.finish_threshold_pct)) {
+  for (uint32_t z : finish_->PickZonesToFinish(v)) {
     // The view may be stale once a finish released mu_: check again.
     if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy() || zones_[z].state == ZoneState::kFull) continue;
     if (FinishZoneLocked(z, l).ok()) n++;  // best effort: a zone that cannot be finished stays usable
@@ -289,7 +289,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     uint32_t reserved = UINT32_MAX;
     BuildViewLocked(true, &reserved, files, &view);
     const auto t_built = std::chrono::steady_clock::now();
-    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishThresholdLocked(view, l) : 0;
+    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view, l) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
     if (acted > 0) {
       counters_.alloc_time.Charge(t0, t_built);  // the view's cost, without a policy call

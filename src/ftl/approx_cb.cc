@@ -71,4 +71,8 @@ std::unique_ptr<VictimPolicy> NewApproxCbPolicy(const ZoneTable* zones) {
   return std::make_unique<ApproxCbPolicy>(zones);
 }
 
+VictimPolicyEntry ApproxCbPolicyEntry() {
+  return {"approx-cb", "cost-benefit amortised over meta-iterations (Nagel et al.)", {}, NewApproxCbPolicy};
+}
+
 }  // namespace zonekv

@@ -60,4 +60,8 @@ std::unique_ptr<VictimPolicy> NewCcbPolicy(const ZoneTable* zones) {
   return std::make_unique<CcbPolicy>(zones);
 }
 
+VictimPolicyEntry CcbPolicyEntry() {
+  return {"ccb", "constant cost-benefit: cost-benefit's choice at greedy's cost (one list per valid count)", {}, NewCcbPolicy};
+}
+
 }  // namespace zonekv

@@ -42,4 +42,8 @@ std::unique_ptr<VictimPolicy> NewCostBenefitPolicy(const ZoneTable* zones) {
   return std::make_unique<CostBenefitPolicy>(zones);
 }
 
+VictimPolicyEntry CostBenefitPolicyEntry() {
+  return {"cost-benefit", "the candidate maximising age * invalid / (2 * valid) (Kawaguchi et al.)", {}, NewCostBenefitPolicy};
+}
+
 }  // namespace zonekv

@@ -158,4 +158,8 @@ std::unique_ptr<VictimPolicy> NewFastCbPolicy(const ZoneTable* zones) {
   return std::make_unique<FastCbPolicy>(zones);
 }
 
+VictimPolicyEntry FastCbPolicyEntry() {
+  return {"fast-cb", "cost-benefit restricted to a small class of promising candidates (Nagel et al.)", {}, NewFastCbPolicy};
+}
+
 }  // namespace zonekv

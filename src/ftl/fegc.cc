@@ -85,4 +85,8 @@ std::unique_ptr<VictimPolicy> NewFegcPolicy(const ZoneTable* zones) {
   return std::make_unique<FegcPolicy>(zones);
 }
 
+VictimPolicyEntry FegcPolicyEntry() {
+  return {"fegc", "the candidate with the largest sum of time since each invalid block died (Kwon et al.)", {}, NewFegcPolicy};
+}
+
 }  // namespace zonekv

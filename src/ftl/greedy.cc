@@ -48,4 +48,8 @@ std::unique_ptr<VictimPolicy> NewGreedyPolicy(const ZoneTable* zones) {
   return std::make_unique<GreedyPolicy>(zones);
 }
 
+VictimPolicyEntry GreedyPolicyEntry() {
+  return {"greedy", "the candidate with the fewest valid blocks", {}, NewGreedyPolicy};
+}
+
 }  // namespace zonekv

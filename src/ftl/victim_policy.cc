@@ -6,10 +6,23 @@
 
 namespace zonekv {
 
-const std::vector<std::string>& FtlPolicyNames() {
-  static const std::vector<std::string> kNames = {"greedy", "cost-benefit", "fast-cb",
-                                                  "approx-cb", "fegc", "ccb"};
-  return kNames;
+// The registry: one line per policy, in the paper's order of presentation;
+// each entry is defined in the policy's own file.
+#define ZONEKV_FTL_VICTIM_POLICIES(X) \
+  X(GreedyPolicy)                     \
+  X(CostBenefitPolicy)                \
+  X(FastCbPolicy)                     \
+  X(ApproxCbPolicy)                   \
+  X(FegcPolicy)                       \
+  X(CcbPolicy)
+
+#define ZONEKV_DECLARE_VICTIM(p) VictimPolicyEntry p##Entry();
+ZONEKV_FTL_VICTIM_POLICIES(ZONEKV_DECLARE_VICTIM)
+#define ZONEKV_VICTIM_ENTRY(p) p##Entry(),
+
+const PolicyRegistry<VictimPolicyFactory>& FtlVictimPolicies() {
+  static const PolicyRegistry<VictimPolicyFactory> r("GC victim policy", {ZONEKV_FTL_VICTIM_POLICIES(ZONEKV_VICTIM_ENTRY)});
+  return r;
 }
 
 double CostBenefit(const ZoneTable& zones, uint32_t z) {
@@ -20,17 +33,9 @@ double CostBenefit(const ZoneTable& zones, uint32_t z) {
 
 Status NewVictimPolicy(const std::string& name, const ZoneTable* zones,
                        std::unique_ptr<VictimPolicy>* policy) {
-  if (name == "greedy") *policy = NewGreedyPolicy(zones);
-  else if (name == "cost-benefit") *policy = NewCostBenefitPolicy(zones);
-  else if (name == "fast-cb") *policy = NewFastCbPolicy(zones);
-  else if (name == "approx-cb") *policy = NewApproxCbPolicy(zones);
-  else if (name == "fegc") *policy = NewFegcPolicy(zones);
-  else if (name == "ccb") *policy = NewCcbPolicy(zones);
-  else {
-    std::string all;
-    for (const auto& n : FtlPolicyNames()) all += (all.empty() ? "" : ", ") + n;
-    return Status::InvalidArgument("unknown FTL policy '" + name + "' (choose one of " + all + ")");
-  }
+  const VictimPolicyEntry* e = nullptr;
+  ZONEKV_RETURN_IF_ERROR(FtlVictimPolicies().Lookup("policy", name, &e));
+  *policy = e->make(zones);
   return Status::OK();
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "zone_table.h"
+#include "zonekv/ftl.h"
 #include "zonekv/status.h"
 
 namespace zonekv {
@@ -55,11 +56,14 @@ class VictimPolicy {
 // zone holds no valid block (cleaning it is free).
 double CostBenefit(const ZoneTable& zones, uint32_t z);
 
-// Creates the policy called `name` (one of FtlPolicyNames()).
+// Creates the policy called `name` (a FtlVictimPolicies() entry).
 Status NewVictimPolicy(const std::string& name, const ZoneTable* zones,
                        std::unique_ptr<VictimPolicy>* policy);
 
-// One factory per policy file.
+using VictimPolicyEntry = PolicyEntry<VictimPolicyFactory>;
+
+// One factory per policy file; each file also defines its registry entry
+// (XxxPolicyEntry(), listed in victim_policy.cc).
 std::unique_ptr<VictimPolicy> NewGreedyPolicy(const ZoneTable* zones);
 std::unique_ptr<VictimPolicy> NewCostBenefitPolicy(const ZoneTable* zones);
 std::unique_ptr<VictimPolicy> NewFastCbPolicy(const ZoneTable* zones);

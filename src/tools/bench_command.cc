@@ -6,6 +6,10 @@
 
 #include "commands.h"
 #include "zonekv/bench.h"
+#include "zonekv/blob_gc.h"
+#include "zonekv/compactor.h"
+#include "zonekv/fs_policy.h"
+#include "zonekv/ftl.h"
 #include "zonekv/flags.h"
 
 namespace zonekv {
@@ -45,11 +49,14 @@ void DefineFlags(Flags* f) {
   f->Define("db", "", "--fs=posix: database directory (its RocksDB files are destroyed first)");
   f->Define("scheme", "baseline", "named preset of policies and RocksDB knobs (--list_schemes)");
   f->Define("list_schemes", "false", "print the schemes and their knobs, then exit", true);
+  f->Define("list_policies", "false", "print every policy family's policies, their help and knobs, then exit", true);
   f->Define("json", "", "write the result document here (also when the run fails)");
   f->Define("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), on, off");
   for (const auto& o : FsKnobOptions()) f->Define(o.name, "", std::string("fs: ") + o.help + " (default: scheme's)");
   for (const auto& o : ControllerKnobOptions()) f->Define(o.name, "", std::string("db: ") + o.help + " (default: scheme's)");
   for (const auto& o : RocksDbBenchOptions()) f->Define(o.name, "", std::string("rocksdb: ") + o.help);
+  for (const auto& [old_name, new_name] : FsPolicyKnobs().renamed()) f->Renamed(old_name, new_name);
+  for (const auto& [old_name, new_name] : PickerKnobs().renamed()) f->Renamed(old_name, new_name);
 }
 
 std::vector<std::string> Split(const std::string& s) {
@@ -119,6 +126,28 @@ void PrintSchemes() {
   }
 }
 
+template <typename Factory>
+void PrintFamily(const char* flag, const PolicyRegistry<Factory>& r) {
+  std::printf("--%s: %s\n", flag, r.family().c_str());
+  for (const auto& e : r.entries()) {
+    std::printf("  %-13s %s", e.name.c_str(), e.help.c_str());
+    for (size_t i = 0; i < e.knobs.size(); i++) std::printf("%s--%s", i ? ", " : "  [", e.knobs[i].c_str());
+    std::printf("%s\n", e.knobs.empty() ? "" : "]");
+  }
+}
+
+void PrintPolicies() {
+  PrintFamily("alloc", FileAllocationPolicies());
+  PrintFamily("blob_alloc", BlobAllocationPolicies());
+  PrintFamily("zc", CleaningPolicies());
+  PrintFamily("reset", ResetPolicies());
+  PrintFamily("finish", FinishPolicies());
+  PrintFamily("compaction", CompactionPickers());
+  std::printf("  %-13s %s\n", "native", "RocksDB's own compaction (no external compactor)");
+  PrintFamily("blob_gc_cutoff", BlobGcCutoffs());
+  PrintFamily("policy (zonekv ftl)", FtlVictimPolicies());
+}
+
 Status WriteJson(const std::string& path, const Json& json) {
   std::ofstream out(path, std::ios::trunc);
   if (!out) return Status::IOError("--json=" + path + ": cannot open for writing");
@@ -156,6 +185,15 @@ int BenchCommand(int argc, char** argv) {
   }
   if (list) {
     PrintSchemes();
+    return 0;
+  }
+  s = flags.Bool("list_policies", &list);
+  if (!s.ok()) {
+    std::fprintf(stderr, "zonekv bench: %s\n", s.ToString().c_str());
+    return 2;
+  }
+  if (list) {
+    PrintPolicies();
     return 0;
   }
 

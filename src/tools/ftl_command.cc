@@ -38,11 +38,7 @@ int Fail(const std::string& cmd, const Status& s, int code) {
   return code;
 }
 
-std::string PolicyList() {
-  std::string all;
-  for (const auto& n : FtlPolicyNames()) all += (all.empty() ? "" : "|") + n;
-  return all;
-}
+std::string PolicyList() { return FtlVictimPolicies().NameList("|"); }
 
 void DefineWorkloadFlags(Flags* f) {
   f->Define("workload", "uniform", "uniform | hotcold | zipfian | ycsb-a");
@@ -116,9 +112,7 @@ Status ParseFtlOptions(const Flags& f, FtlOptions* o, FtlSetup* setup) {
   ZONEKV_RETURN_IF_ERROR(ParseDeviceSpec(f, &setup->spec));
   ZONEKV_RETURN_IF_ERROR(f.Double("op", &o->op_ratio));
   o->policy = f.Str("policy");
-  bool known = false;
-  for (const auto& n : FtlPolicyNames()) known |= n == o->policy;
-  if (!known) return Status::InvalidArgument("--policy '" + o->policy + "' is not one of " + PolicyList());
+  ZONEKV_RETURN_IF_ERROR(FtlVictimPolicies().Check("--policy", o->policy));
   uint64_t low = 0, high = 0;
   ZONEKV_RETURN_IF_ERROR(f.Uint("gc_low", &low));
   ZONEKV_RETURN_IF_ERROR(f.Uint("gc_high", &high));

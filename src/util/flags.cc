@@ -60,6 +60,8 @@ void Flags::Define(const std::string& name, const std::string& default_value,
   defs_[name] = Def{default_value, default_value, help, is_bool, false};
 }
 
+void Flags::Renamed(const std::string& old_name, const std::string& new_name) { renamed_[old_name] = new_name; }
+
 Status Flags::Parse(int argc, char** argv, int first, bool* help_requested) {
   *help_requested = false;
   for (int i = first; i < argc; i++) {
@@ -83,6 +85,8 @@ Status Flags::Parse(int argc, char** argv, int first, bool* help_requested) {
     }
     auto it = defs_.find(name);
     if (it == defs_.end()) {
+      auto r = renamed_.find(name);
+      if (r != renamed_.end()) return Status::InvalidArgument("flag --" + name + " was renamed to --" + r->second);
       return Status::InvalidArgument("unknown flag --" + name + " (see 'zonekv " + command_ + " --help')");
     }
     if (!has_value) {

@@ -7,13 +7,13 @@ namespace {
 
 TEST(PickerOptions, SetsKnobsByNameAndRejectsBadValues) {
   PickerOptions o;
-  EXPECT_TRUE(o.Set("acc_turning_point", "30").ok());
-  EXPECT_DOUBLE_EQ(o.acc_turning_point, 0.30);
+  EXPECT_TRUE(o.Set("acc_turning_point_pct", "30").ok());
+  EXPECT_DOUBLE_EQ(o.acc_turning_point_pct, 30);
   EXPECT_TRUE(o.Set("acc_level_constraint", "false").ok());
   EXPECT_FALSE(o.acc_level_constraint);
   EXPECT_TRUE(o.Set("sica_order", "min-overlap").ok());
 
-  Status s = o.Set("acc_turning_point", "150");
+  Status s = o.Set("acc_turning_point_pct", "150");
   EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("[0, 100]"), std::string::npos);
   EXPECT_TRUE(o.Set("acc_level_constraint", "maybe").Is(Status::Code::kInvalidArgument));
@@ -24,16 +24,16 @@ TEST(PickerOptions, SetsKnobsByNameAndRejectsBadValues) {
 
 TEST(PickerOptions, FactoryKnowsThePickers) {
   std::unique_ptr<CompactionPicker> p;
-  for (const char* name : {"sica", "zaca", "acc"}) {
+  for (const std::string& name : CompactionPickers().Names()) {
     ASSERT_TRUE(MakeCompactionPicker(name, PickerOptions(), &p).ok()) << name;
-    EXPECT_STREQ(p->name(), name);
+    EXPECT_EQ(p->name(), name);
   }
-  EXPECT_TRUE(p->needs_layout());  // acc needs the layout
+  EXPECT_TRUE(p->needs_layout());  // acc, the last, needs the layout
   Status s = MakeCompactionPicker("native", PickerOptions(), &p);
   EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument));
   EXPECT_NE(s.message().find("known: sica, zaca, acc"), std::string::npos);
   PickerOptions bad;
-  bad.acc_turning_point = 2;
+  bad.acc_turning_point_pct = 200;
   EXPECT_TRUE(MakeCompactionPicker("acc", bad, &p).Is(Status::Code::kInvalidArgument));
 }
 

@@ -264,7 +264,7 @@ TEST(Validation, PickerCostAtPaperScale) {
     }
   }
   printf("\n%-6s %10s %14s %13s  %s\n", "picker", "calls", "mean_cpu_us", "max_cpu_us", "pick");
-  for (const char* name : {"sica", "zaca", "acc"}) {
+  for (const std::string& name : CompactionPickers().Names()) {
     std::unique_ptr<CompactionPicker> p;
     ASSERT_TRUE(MakeCompactionPicker(name, PickerOptions(), &p).ok());
     CompactionPick pick;
@@ -278,7 +278,7 @@ TEST(Validation, PickerCostAtPaperScale) {
       max_us = std::max(max_us, us);
     }
     EXPECT_EQ(pick.input_level, 3);
-    printf("%-6s %10d %14.1f %13.1f  L%d->L%d, %zu+%zu files, by %s\n", name, calls, total_us / calls, max_us,
+    printf("%-6s %10d %14.1f %13.1f  L%d->L%d, %zu+%zu files, by %s\n", name.c_str(), calls, total_us / calls, max_us,
            pick.input_level, pick.output_level, pick.input_files.size(), pick.output_files.size(), pick.picked_by);
   }
   fflush(stdout);

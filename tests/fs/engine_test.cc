@@ -273,7 +273,7 @@ TEST(EngineTest, ResetPolicyDecides) {
     ZoneFsOptions opts;
     opts.policy.zc = "off";
     ASSERT_TRUE(opts.policy.Set("reset", policy).ok());
-    ASSERT_TRUE(opts.policy.Set("lazy_twp", "1.0").ok());
+    ASSERT_TRUE(opts.policy.Set("reset_lazy_twp", "1.0").ok());
     auto fs = FormatAndMount(dev, opts);
     auto rfs = fs->file_system();
     ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 512 << 10)).ok());  // half a zone

@@ -177,7 +177,7 @@ class FillPolicyTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(FillPolicyTest, TwoWritersTightLimits) { FillAndReopen(GetParam(), 2, 6); }
 
 INSTANTIATE_TEST_SUITE_P(Policies, FillPolicyTest,
-                         ::testing::Values("zenfs", "greedy", "cost-benefit", "ccb", "off"),
+                         ::testing::ValuesIn(CleaningPolicies().Names()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n) c = c == '-' ? '_' : c;

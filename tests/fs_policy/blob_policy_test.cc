@@ -63,9 +63,10 @@ TEST(BazaTest, LizaKeepsSstsOutOfBlobZonesOnlyWhenBazaIsUsed) {
 
   FsPolicyOptions o;
   ASSERT_TRUE(o.Set("blob_alloc", "baza").ok());
-  std::unique_ptr<AllocationPolicy> liza;
-  ASSERT_TRUE(MakeAllocationPolicy("liza", o, &liza).ok());
-  EXPECT_EQ(liza->Allocate(b.view(), req).zone, 1u);
+  FsPolicies p;
+  ASSERT_TRUE(MakeFsPolicies(o, &p).ok());
+  EXPECT_STREQ(p.alloc->name(), "liza");
+  EXPECT_EQ(p.alloc->Allocate(b.view(), req).zone, 1u);
 }
 
 TEST(BazaTest, LizaUsesBlobZonesAsLastResort) {

@@ -57,11 +57,11 @@ TEST(BlobDeferringCleaningTest, LeavesAllBlobZonesToBlobGcAboveTheFloor) {
             (std::vector<uint32_t>{1, 2}));
   // And through the options, by name.
   FsPolicyOptions o;
-  ASSERT_TRUE(o.Set("zc_defer_blob", "5").ok());
-  EXPECT_FALSE(o.Set("zc_defer_blob", "150").ok());
-  std::unique_ptr<CleaningPolicy> p;
-  ASSERT_TRUE(MakeCleaningPolicy(o, &p).ok());
-  EXPECT_EQ(p->PickVictims(b.view()), (std::vector<uint32_t>{2}));
+  ASSERT_TRUE(o.Set("zc_defer_blob_pct", "5").ok());
+  EXPECT_FALSE(o.Set("zc_defer_blob_pct", "150").ok());
+  FsPolicies p;
+  ASSERT_TRUE(MakeFsPolicies(o, &p).ok());
+  EXPECT_EQ(p.zc->PickVictims(b.view()), (std::vector<uint32_t>{2}));
 }
 
 // Random views in which the device is nearly full, so every policy's

@@ -94,7 +94,7 @@ TEST_P(FtlModelTest, ReadsReturnLastWriteUnderRandomWritesTrimsAndGc) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, FtlModelTest,
-                         ::testing::Values("greedy", "cost-benefit", "fast-cb", "approx-cb", "fegc", "ccb"),
+                         ::testing::ValuesIn(FtlVictimPolicies().Names()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) if (c == '-') c = '_';

@@ -144,7 +144,7 @@ TEST_P(ApproximatePolicyTest, FirstVictimIsTheArgmaxAndLaterOnesAreCandidates) {
 INSTANTIATE_TEST_SUITE_P(Approximate, ApproximatePolicyTest, ::testing::Values("fast-cb", "approx-cb"));
 
 TEST(VictimPolicyTest, NoCandidateMeansNoVictim) {
-  for (const auto& name : FtlPolicyNames()) {
+  for (const auto& name : FtlVictimPolicies().Names()) {
     PolicyHarness h(name, 7);
     EXPECT_EQ(h.policy().SelectVictim(), kNoZone) << name;
     // A full zone without invalid blocks is not worth cleaning.

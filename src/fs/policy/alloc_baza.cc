@@ -22,6 +22,7 @@ class BazaAllocation : public AllocationPolicy {
  public:
   const char* name() const override { return "baza"; }
   bool NeedsFiles() const override { return false; }  // zones and their ybiz only
+  bool DedicatesZones() const override { return true; }
 
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
     const ZoneView* earliest = nullptr;  // non-full, non-busy blob zone with the smallest YBIZ
@@ -49,5 +50,10 @@ class BazaAllocation : public AllocationPolicy {
 }  // namespace
 
 std::unique_ptr<AllocationPolicy> NewBazaAllocation() { return std::make_unique<BazaAllocation>(); }
+
+AllocationEntry BazaAllocationEntry() {
+  return {"baza", "Same-Victim GC's: blob files fill zones of their own in creation order", {},
+          [](const FsPolicyOptions&, const AllocationContext&) { return NewBazaAllocation(); }};
+}
 
 }  // namespace zonekv

@@ -133,4 +133,11 @@ std::unique_ptr<AllocationPolicy> NewCazaAllocation(std::unique_ptr<AllocationPo
   return std::make_unique<CazaAllocation>(std::move(fallback));
 }
 
+AllocationEntry CazaAllocationEntry() {
+  return {"caza", "Same-Zone Compaction's: an SST joins the zones of its compaction partners; others as liza", {},
+          [](const FsPolicyOptions&, const AllocationContext& c) {
+            return NewCazaAllocation(NewLizaAllocation(c.blob_zones_reserved));
+          }};
+}
+
 }  // namespace zonekv

@@ -75,4 +75,9 @@ std::unique_ptr<AllocationPolicy> NewLizaAllocation(bool avoid_blob_zones) {
   return std::make_unique<LizaAllocation>(avoid_blob_zones);
 }
 
+AllocationEntry LizaAllocationEntry() {
+  return {"liza", "ZenFS's: the open zone whose lifetime hint fits best, else a new zone", {},
+          [](const FsPolicyOptions&, const AllocationContext& c) { return NewLizaAllocation(c.blob_zones_reserved); }};
+}
+
 }  // namespace zonekv

@@ -1,3 +1,4 @@
+// The predicates and scores the cleaning policies share.
 #include <cmath>
 #include <limits>
 
@@ -19,18 +20,5 @@ double CostBenefitScore(const ZoneView& z, uint64_t now_us) {
   double age = now_us > z.last_write_us ? static_cast<double>(now_us - z.last_write_us) : 0.0;
   return age * (1.0 - u) / (2.0 * u);
 }
-
-namespace {
-
-class NoCleaning : public CleaningPolicy {
- public:
-  const char* name() const override { return "off"; }
-  bool NeedsFiles() const override { return false; }
-  std::vector<uint32_t> PickVictims(const FsView&) override { return {}; }
-};
-
-}  // namespace
-
-std::unique_ptr<CleaningPolicy> NewNoCleaning() { return std::make_unique<NoCleaning>(); }
 
 }  // namespace zonekv

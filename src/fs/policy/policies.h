@@ -1,6 +1,7 @@
 // Constructors of the individual file-system policies and the pure functions
 // they are built on, exposed for unit tests. Users select policies by name
-// through the factories in zonekv/fs_policy.h.
+// through the registries in zonekv/fs_policy.h; each policy's file defines
+// its registry entry (XxxEntry() below), and registry.cc lists them.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,11 @@
 #include "zonekv/fs_policy.h"
 
 namespace zonekv {
+
+using AllocationEntry = PolicyEntry<AllocationFactory>;
+using CleaningEntry = PolicyEntry<CleaningFactory>;
+using ResetEntry = PolicyEntry<ResetFactory>;
+using FinishEntry = PolicyEntry<FinishFactory>;
 
 // avoid_blob_zones: keep non-blob files out of zones holding blob files
 // (set when blob files have an allocator of their own).
@@ -41,6 +47,12 @@ std::unique_ptr<ResetPolicy> NewEagerReset();
 std::unique_ptr<ResetPolicy> NewLazyReset(double t_wp);
 enum class FarFunc { kLinear, kLog, kExp };
 std::unique_ptr<ResetPolicy> NewFarReset(double turning_point, FarFunc func);
+// The names of FarFunc ("linear", "log", "exp"), in enum order.
+const std::vector<std::string>& FarFuncNames();
+// REQUIRES: `name` is one of FarFuncNames() (FsPolicyOptions::Validate checks).
+FarFunc ParseFarFunc(const std::string& name);
+
+std::unique_ptr<FinishPolicy> NewThresholdFinish(double finish_threshold_pct);
 
 // ZenFS lifetime distance between a zone's and a file's write-lifetime hint:
 // 0 for an exact match of unset hints, 1..3 when the zone's data lives

@@ -18,4 +18,9 @@ class EagerReset : public ResetPolicy {
 
 std::unique_ptr<ResetPolicy> NewEagerReset() { return std::make_unique<EagerReset>(); }
 
+ResetEntry EagerResetEntry() {
+  return {"eager", "ZenFS's: reset every zone with no valid data", {},
+          [](const FsPolicyOptions&) { return NewEagerReset(); }};
+}
+
 }  // namespace zonekv

@@ -19,6 +19,17 @@ double FarThreshold(double free_ratio, double turning_point, FarFunc func) {
   return x;
 }
 
+const std::vector<std::string>& FarFuncNames() {
+  static const std::vector<std::string> kNames = {"linear", "log", "exp"};
+  return kNames;
+}
+
+FarFunc ParseFarFunc(const std::string& name) {
+  if (name == "log") return FarFunc::kLog;
+  if (name == "exp") return FarFunc::kExp;
+  return FarFunc::kLinear;
+}
+
 namespace {
 
 class FarReset : public ResetPolicy {
@@ -39,6 +50,13 @@ class FarReset : public ResetPolicy {
 
 std::unique_ptr<ResetPolicy> NewFarReset(double turning_point, FarFunc func) {
   return std::make_unique<FarReset>(turning_point, func);
+}
+
+ResetEntry FarResetEntry() {
+  return {"far", "free-space adaptive: lazy above free ratio reset_far_t, ever more eager below it",
+          {"reset_far_t", "reset_far_func"}, [](const FsPolicyOptions& o) {
+            return NewFarReset(o.reset_far_t, ParseFarFunc(o.reset_far_func));
+          }};
 }
 
 }  // namespace zonekv

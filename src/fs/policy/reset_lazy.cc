@@ -23,4 +23,9 @@ class LazyReset : public ResetPolicy {
 
 std::unique_ptr<ResetPolicy> NewLazyReset(double t_wp) { return std::make_unique<LazyReset>(t_wp); }
 
+ResetEntry LazyResetEntry() {
+  return {"lazy", "reset a zone with no valid data once its write pointer reaches reset_lazy_twp of capacity",
+          {"reset_lazy_twp"}, [](const FsPolicyOptions& o) { return NewLazyReset(o.reset_lazy_twp); }};
+}
+
 }  // namespace zonekv

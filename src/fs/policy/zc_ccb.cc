@@ -52,4 +52,10 @@ std::unique_ptr<CleaningPolicy> NewCcbCleaning(double trigger_free_pct) {
   return std::make_unique<CcbCleaning>(trigger_free_pct);
 }
 
+CleaningEntry CcbCleaningEntry() {
+  return {"ccb", "below zc_trigger_free_pct free, constant-time cost-benefit (the CCB paper's buckets)",
+          {"zc_trigger_free_pct"},
+          [](const FsPolicyOptions& o) { return NewCcbCleaning(o.zc_trigger_free_pct); }};
+}
+
 }  // namespace zonekv

@@ -40,4 +40,10 @@ std::unique_ptr<CleaningPolicy> NewCostBenefitCleaning(double trigger_free_pct) 
   return std::make_unique<CostBenefitCleaning>(trigger_free_pct);
 }
 
+CleaningEntry CostBenefitCleaningEntry() {
+  return {"cost-benefit", "below zc_trigger_free_pct free, the full zone with the best age * (1 - u) / 2u",
+          {"zc_trigger_free_pct"},
+          [](const FsPolicyOptions& o) { return NewCostBenefitCleaning(o.zc_trigger_free_pct); }};
+}
+
 }  // namespace zonekv

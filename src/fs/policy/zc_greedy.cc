@@ -33,4 +33,10 @@ std::unique_ptr<CleaningPolicy> NewGreedyCleaning(double trigger_free_pct) {
   return std::make_unique<GreedyCleaning>(trigger_free_pct);
 }
 
+CleaningEntry GreedyCleaningEntry() {
+  return {"greedy", "below zc_trigger_free_pct free, the full zone with the least valid data",
+          {"zc_trigger_free_pct"},
+          [](const FsPolicyOptions& o) { return NewGreedyCleaning(o.zc_trigger_free_pct); }};
+}
+
 }  // namespace zonekv

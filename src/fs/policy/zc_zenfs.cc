@@ -45,4 +45,10 @@ std::unique_ptr<CleaningPolicy> NewZenFsCleaning(double start_level_pct, double 
   return std::make_unique<ZenFsCleaning>(start_level_pct, slope);
 }
 
+CleaningEntry ZenFsCleaningEntry() {
+  return {"zenfs", "ZenFS's: below zc_start_level_pct free, full zones with garbage% > 100 - zc_slope * (start - free%)",
+          {"zc_start_level_pct", "zc_slope"},
+          [](const FsPolicyOptions& o) { return NewZenFsCleaning(o.zc_start_level_pct, o.zc_slope); }};
+}
+
 }  // namespace zonekv
