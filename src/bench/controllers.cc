@@ -18,6 +18,15 @@ Status CheckCompaction(std::string_view key, const std::string& v) {
                                  ", " + CompactionPickers().NameList() + ")");
 }
 
+// The compactor's and the observer's layout source: the pickers and S_same
+// map SSTs to zones, so they need the SST files and no others.
+std::function<Status(FsView*)> SstLayout(std::function<FsView(ViewFiles)> view) {
+  return [view = std::move(view)](FsView* out) {
+    *out = view(ViewFiles::kSst);
+    return Status::OK();
+  };
+}
+
 }  // namespace
 
 const KnobTable<ControllerOptions>& ControllerKnobs() {
@@ -66,11 +75,7 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
     ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
   } else if (c->view_) {
     // Native compaction: observed, so that it reports S_same and S_inval too.
-    std::function<FsView(ViewFiles)> v = c->view_;
-    c->native_ = std::make_unique<NativeCompactionObserver>([v](FsView* out) {
-      *out = v(ViewFiles::kSst);  // S_same maps SSTs to zones
-      return Status::OK();
-    });
+    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->view_));
     options->listeners.push_back(c->native_->listener());
   }
   std::function<FsView()> zones;  // Z_Cutoff reads each full zone's youngest blob file: zones only
@@ -88,13 +93,7 @@ Status Controllers::Start(rocksdb::DB* db) {
     CompactorOptions copts;
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;
-    if (view_) {
-      std::function<FsView(ViewFiles)> view = view_;
-      copts.layout = [view](FsView* out) {
-        *out = view(ViewFiles::kSst);  // pickers and S_same read SSTs only
-        return Status::OK();
-      };
-    }
+    if (view_) copts.layout = SstLayout(view_);
     if (job_hints_) {
       auto sink = job_hints_;
       copts.on_job_start = [sink](const CompactionJobHint& h) { sink(&h); };

@@ -38,6 +38,23 @@ int Fail(const std::string& cmd, const Status& s, int code) {
   return code;
 }
 
+// Parses a subcommand's flags (no positional arguments). Returns -1 to go
+// on, else the exit code: 0 after printing the usage for --help, 2 for a
+// bad flag or a stray argument.
+int ParseOrExit(const std::string& cmd, Flags* f, int argc, char** argv, const std::string& usage) {
+  bool help = false;
+  Status s = f->Parse(argc, argv, 3, &help);
+  if (help) {
+    std::printf("%s", f->Usage(usage).c_str());
+    return 0;
+  }
+  if (!s.ok()) return Fail(cmd, s, 2);
+  if (!f->positionals().empty()) {
+    return Fail(cmd, Status::InvalidArgument("unexpected argument '" + f->positionals()[0] + "'"), 2);
+  }
+  return -1;
+}
+
 std::string PolicyList() { return FtlVictimPolicies().NameList("|"); }
 
 void DefineWorkloadFlags(Flags* f) {
@@ -192,17 +209,11 @@ int Synth(int argc, char** argv) {
   DefineWorkloadFlags(&f);
   f.Define("threads", "1", "concurrent writer threads (1..64)");
   f.Define("writes", "0", "measured user block writes (0 = twice the logical blocks)");
-  bool help = false;
-  Status s = f.Parse(argc, argv, 3, &help);
-  if (help) {
-    std::printf("%s", f.Usage("[flags]\n\nRuns a synthetic block workload on the host FTL and reports WAF,\n"
-                              "GC policy CPU time per I/O and memory.").c_str());
-    return 0;
-  }
-  if (!s.ok()) return Fail(cmd, s, 2);
-  if (!f.positionals().empty()) {
-    return Fail(cmd, Status::InvalidArgument("unexpected argument '" + f.positionals()[0] + "'"), 2);
-  }
+  const int code = ParseOrExit(cmd, &f, argc, argv,
+                               "[flags]\n\nRuns a synthetic block workload on the host FTL and reports WAF,\n"
+                               "GC policy CPU time per I/O and memory.");
+  if (code >= 0) return code;
+  Status s;
   FtlOptions fo;
   FtlSetup setup;
   SynthOptions so;
@@ -242,19 +253,12 @@ int Replay(int argc, char** argv) {
   f.Define("trace", "", "MSR Cambridge CSV trace (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime)");
   f.Define("repeat", "1", "replay the trace this many times");
   DefineFtlFlags(&f);
-  bool help = false;
-  Status s = f.Parse(argc, argv, 3, &help);
-  if (help) {
-    std::printf("%s", f.Usage("--trace=FILE [flags]\n\nReplays an MSR Cambridge block trace on the host FTL with one\n"
-                              "thread. Offsets beyond the logical space wrap around. Every line\n"
-                              "is checked before replay; a malformed line fails with its number.")
-                          .c_str());
-    return 0;
-  }
-  if (!s.ok()) return Fail(cmd, s, 2);
-  if (!f.positionals().empty()) {
-    return Fail(cmd, Status::InvalidArgument("unexpected argument '" + f.positionals()[0] + "'"), 2);
-  }
+  const int code = ParseOrExit(cmd, &f, argc, argv,
+                               "--trace=FILE [flags]\n\nReplays an MSR Cambridge block trace on the host FTL with one\n"
+                               "thread. Offsets beyond the logical space wrap around. Every line\n"
+                               "is checked before replay; a malformed line fails with its number.");
+  if (code >= 0) return code;
+  Status s;
   FtlOptions fo;
   FtlSetup setup;
   ReplayOptions ro;
@@ -293,18 +297,11 @@ int GenTrace(int argc, char** argv) {
   f.Define("ops", "1000", "number of trace records");
   f.Define("disk_bytes", "64M", "size of the traced disk");
   DefineWorkloadFlags(&f);
-  bool help = false;
-  Status s = f.Parse(argc, argv, 3, &help);
-  if (help) {
-    std::printf("%s", f.Usage("--out=FILE [flags]\n\nWrites a synthetic MSR Cambridge trace: offsets from the workload,\n"
-                              "sizes of 4 KiB (60%) or 8..64 KiB, one record per millisecond.")
-                          .c_str());
-    return 0;
-  }
-  if (!s.ok()) return Fail(cmd, s, 2);
-  if (!f.positionals().empty()) {
-    return Fail(cmd, Status::InvalidArgument("unexpected argument '" + f.positionals()[0] + "'"), 2);
-  }
+  const int code = ParseOrExit(cmd, &f, argc, argv,
+                               "--out=FILE [flags]\n\nWrites a synthetic MSR Cambridge trace: offsets from the workload,\n"
+                               "sizes of 4 KiB (60%) or 8..64 KiB, one record per millisecond.");
+  if (code >= 0) return code;
+  Status s;
   SynthOptions so;
   uint64_t ops = 0, disk_bytes = 0;
   s = ParseWorkloadFlags(f, &so);
