@@ -101,7 +101,7 @@ class ZoneFsStorage : public BenchStorage {
     // Metrics() costs O(zones) under the file system's lock; View() would
     // also copy the file table.
     StorageSample s;
-    Json m = fs_->Metrics();
+    Json m = fs_->Stats().ToJson();
     if (const Json* fr = m.Find("free_ratio")) s.free_ratio = fr->number();
     if (const Json* zc = m.Find("zc_copy_bytes")) {
       for (const char* k : {"blob", "sst", "wal", "other"}) {
@@ -115,7 +115,7 @@ class ZoneFsStorage : public BenchStorage {
   }
 
   Json Metrics(uint64_t) override {
-    Json fs = fs_->Metrics();
+    Json fs = fs_->Stats().ToJson();
     DeviceCounters c = fs_->device()->counters();
     fs.Set("finish_pad_bytes", c.finish_pad_bytes).Set("dlwa", c.dlwa());
     const Json* used = fs.Find("space_used_ratio");
