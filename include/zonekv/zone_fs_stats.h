@@ -118,13 +118,15 @@ struct ZoneFsStats {
   FsJournalStats journal;
 
   uint64_t zc_copy_bytes(FileKind kind) const { return zc_copy_bytes_by_kind[static_cast<int>(kind)]; }
-  uint64_t zc_copy_bytes() const;  // all kinds
+  uint64_t zc_copy_other_bytes() const;  // MANIFEST and other files (zc_copy_bytes.other)
+  uint64_t zc_copy_bytes() const;        // all kinds
   uint64_t ezrc() const { return resets_runtime + resets_zc; }
   double r_wp() const;               // mean over runtime resets; 0 when there was none
   double fs_waf() const;             // (host + ZC copy) / host; 1 when nothing was written
   double space_used_ratio() const;   // written_capacity_bytes / data_capacity_bytes; 0 without data zones
   double free_ratio() const;         // free / (free + used + reclaimable); 0 for no zones (FsView::free_ratio)
   double space_amp() const;          // (used + reclaimable) / used; 0 when nothing is valid
+  double io_block_time_s() const { return static_cast<double>(io_block_us) / 1e6; }
 
   // The fs.* object: host_write_bytes, zc_copy_bytes {blob, sst, wal, other
   // (with MANIFEST), total}, resets_runtime, resets_zc, ezrc, r_wp,

@@ -74,6 +74,10 @@ Json FsJournalStats::ToJson() const {
   return j;
 }
 
+uint64_t ZoneFsStats::zc_copy_other_bytes() const {
+  return zc_copy_bytes(FileKind::kOther) + zc_copy_bytes(FileKind::kManifest);
+}
+
 uint64_t ZoneFsStats::zc_copy_bytes() const {
   uint64_t total = 0;
   for (uint64_t b : zc_copy_bytes_by_kind) total += b;
@@ -103,7 +107,7 @@ Json ZoneFsStats::ToJson() const {
   zc.Set("blob", zc_copy_bytes(FileKind::kBlob))
       .Set("sst", zc_copy_bytes(FileKind::kSst))
       .Set("wal", zc_copy_bytes(FileKind::kWal))
-      .Set("other", zc_copy_bytes(FileKind::kOther) + zc_copy_bytes(FileKind::kManifest))
+      .Set("other", zc_copy_other_bytes())
       .Set("total", zc_copy_bytes());
   Json policy = Json::Object();
   policy.Set("alloc", alloc_time.ToJson()).Set("zc", zc_time.ToJson()).Set("reset", reset_time.ToJson());
@@ -121,7 +125,7 @@ Json ZoneFsStats::ToJson() const {
       .Set("free_bytes", free_bytes)
       .Set("used_bytes", used_bytes)
       .Set("reclaimable_bytes", reclaimable_bytes)
-      .Set("io_block_time_s", static_cast<double>(io_block_us) / 1e6)
+      .Set("io_block_time_s", io_block_time_s())
       .Set("policy_time_us", policy)
       .Set("finishes", finishes)
       .Set("nospace_errors", nospace_errors)
