@@ -96,8 +96,8 @@ void Controllers::Stop() {
 
 Json Controllers::Metrics() const {
   Json j = Json::Object();
-  if (compactor_) j.Set("compactor", compactor_->Metrics());
-  if (native_) j.Set("compactor", native_->Metrics());
+  if (compactor_) j.Set("compactor", compactor_->Stats().ToJson());
+  if (native_) j.Set("compactor", native_->Stats().ToJson());
   if (zcutoff_) j.Set("zcutoff", zcutoff_->Metrics());
   return j;
 }
