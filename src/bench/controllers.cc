@@ -98,7 +98,7 @@ Json Controllers::Metrics() const {
   Json j = Json::Object();
   if (compactor_) j.Set("compactor", compactor_->Stats().ToJson());
   if (native_) j.Set("compactor", native_->Stats().ToJson());
-  if (zcutoff_) j.Set("zcutoff", zcutoff_->Metrics());
+  if (zcutoff_) j.Set("zcutoff", zcutoff_->Stats().ToJson());
   return j;
 }
 

@@ -86,7 +86,7 @@ TEST_F(ZCutoffControllerTest, SetsCutoffToTheFilesInFullZones) {
   ASSERT_TRUE(controller_->UpdateNow().ok());
   double c = Cutoff();
   EXPECT_EQ(static_cast<size_t>(c * blobs.size()), 3u) << c;
-  EXPECT_GE(controller_->Metrics().Find("changes")->number(), 1);
+  EXPECT_GE(controller_->Stats().ToJson().Find("changes")->number(), 1);
 }
 
 TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
@@ -94,7 +94,7 @@ TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
   controller_->Attach(db_.get());
   ASSERT_TRUE(controller_->UpdateNow().ok());
   EXPECT_DOUBLE_EQ(Cutoff(), 0.25);
-  EXPECT_EQ(controller_->Metrics().Find("changes")->number(), 0);
+  EXPECT_EQ(controller_->Stats().ToJson().Find("changes")->number(), 0);
 }
 
 TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
@@ -105,7 +105,7 @@ TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
   // Attach computes 1 eligible of N = 4: 1.5 / 4.
   for (int i = 0; i < 500 && Cutoff() != 1.5 / 4; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_DOUBLE_EQ(Cutoff(), 1.5 / 4);
-  for (int i = 0; i < 500 && controller_->Metrics().Find("changes")->number() < 1; i++) {
+  for (int i = 0; i < 500 && controller_->Stats().ToJson().Find("changes")->number() < 1; i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   // N = 5: floor(0.375 * 5) = 1 still selects the one eligible file, so the
@@ -114,7 +114,7 @@ TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
   FlushBlobFile(100);
   ASSERT_TRUE(controller_->UpdateNow().ok());
   EXPECT_DOUBLE_EQ(Cutoff(), 1.5 / 4);
-  EXPECT_EQ(controller_->Metrics().Find("changes")->number(), 1);
+  EXPECT_EQ(controller_->Stats().ToJson().Find("changes")->number(), 1);
   // N = 6: floor(0.375 * 6) = 2 would relocate a file that is not in a full
   // zone; the cutoff must follow, driven by the listener alone. Wait
   // (bounded) for the thread.
