@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "zonekv/blob_gc.h"
 #include "zonekv/compactor.h"
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
@@ -21,8 +23,6 @@ struct Options;
 
 namespace zonekv {
 
-class ZCutoffController;
-
 struct ControllerOptions {
   std::string compaction = "native";    // native | sica | zaca | acc
   PickerOptions picker;
@@ -31,6 +31,15 @@ struct ControllerOptions {
   // Keys: compaction, blob_gc_cutoff, and PickerOptions' sica_order,
   // acc_turning_point, acc_level_constraint. InvalidArgument naming the key.
   Status Set(const std::string& key, const std::string& value);
+  Json ToJson() const;
+};
+
+// What the controllers in use did.
+struct ControllerStats {
+  std::optional<CompactorStats> compactor;  // also for observed native compaction
+  std::optional<ZCutoffStats> zcutoff;
+
+  // {"compactor": ..., "zcutoff": ...}, each when present.
   Json ToJson() const;
 };
 
@@ -49,9 +58,7 @@ class Controllers {
   Status Start(rocksdb::DB* db);
   // Before closing the DB. Idempotent.
   void Stop();
-  // {"compactor": ..., "zcutoff": ...} for the controllers in use
-  // ("compactor" also for observed native compaction).
-  Json Metrics() const;
+  ControllerStats Stats() const;
 
  private:
   Controllers() = default;
