@@ -89,6 +89,41 @@ TEST_F(ZCutoffControllerTest, SetsCutoffToTheFilesInFullZones) {
   EXPECT_GE(controller_->Stats().ToJson().Find("changes")->number(), 1);
 }
 
+TEST_F(ZCutoffControllerTest, StatsCountUpdatesAndChangesAndKeepTheLastAnswer) {
+  for (int i = 0; i < 8; i++) FlushBlobFile(i);
+  std::vector<uint64_t> blobs = BlobNumbers();
+  SetFullZoneYbiz(blobs[2]);
+  ZCutoffStats before = controller_->Stats();
+  EXPECT_EQ(before.updates, 0u);
+  EXPECT_LT(before.cutoff, 0);
+  EXPECT_EQ(before.ToJson().Find("cutoff")->type(), Json::Type::kNull);
+  controller_->Attach(db_.get());
+  ASSERT_TRUE(controller_->UpdateNow().ok());
+  ZCutoffStats st = controller_->Stats();
+  EXPECT_GE(st.updates, 1u);
+  EXPECT_EQ(st.changes, 1u);
+  EXPECT_EQ(st.cutoff, Cutoff());
+  EXPECT_EQ(st.last.eligible_files, 3u);
+  EXPECT_EQ(st.last.live_files, 8u);
+  EXPECT_EQ(st.last.min_ybiz, blobs[2]);
+  EXPECT_GE(st.update_us_max * st.updates, st.update_us_total);
+  Json j = st.ToJson();
+  Json rebuilt = Json::Object();
+  for (const char* k : {"updates", "changes", "cutoff", "eligible_files", "live_files", "min_ybiz", "update_us_mean",
+                        "update_us_max"}) {
+    if (const Json* v = j.Find(k)) rebuilt.Set(k, *v);
+  }
+  EXPECT_EQ(rebuilt.Dump(), j.Dump());  // exactly these keys, in this order
+  EXPECT_EQ(j.Find("updates")->number(), static_cast<double>(st.updates));
+  EXPECT_EQ(j.Find("changes")->number(), 1);
+  EXPECT_EQ(j.Find("cutoff")->number(), st.cutoff);
+  EXPECT_EQ(j.Find("eligible_files")->number(), 3);
+  EXPECT_EQ(j.Find("live_files")->number(), 8);
+  EXPECT_EQ(j.Find("min_ybiz")->number(), static_cast<double>(blobs[2]));
+  EXPECT_EQ(j.Find("update_us_mean")->number(), st.update_us_mean());
+  EXPECT_EQ(j.Find("update_us_max")->number(), static_cast<double>(st.update_us_max));
+}
+
 TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
   for (int i = 0; i < 4; i++) FlushBlobFile(i);
   controller_->Attach(db_.get());
