@@ -28,7 +28,7 @@
 #include <mutex>
 #include <vector>
 
-#include "zonekv/zone_fs_stats.h"
+#include "zonekv/fs_lock_stats.h"
 
 #if defined(__clang__)
 #define ZONEKV_TSA(x) __attribute__((x))
