@@ -50,6 +50,21 @@ bool ComputeZCutoff(const std::vector<uint64_t>& live_blob_numbers, const FsView
 
 // ---- The actuator
 
+// What the controller did (controllers.zcutoff in docs/metrics.md).
+struct ZCutoffStats {
+  uint64_t updates = 0;          // recomputations
+  uint64_t changes = 0;          // successful SetOptions calls
+  double cutoff = -1;            // the value set last; < 0 before the first
+  ZCutoff last;                  // the last answer (eligible_files, live_files, min_ybiz)
+  uint64_t update_us_total = 0;  // wall time of the recomputations
+  uint64_t update_us_max = 0;
+
+  double update_us_mean() const;  // 0 before the first
+  // {updates, changes, cutoff (null before the first), eligible_files,
+  // live_files, min_ybiz, update_us_mean, update_us_max}.
+  Json ToJson() const;
+};
+
 class ZCutoffController : public rocksdb::EventListener {
  public:
   // view_source returns the file system's current view (YBIZ of full zones).
@@ -67,9 +82,7 @@ class ZCutoffController : public rocksdb::EventListener {
   // if it was called. Exposed for tests and for callers without events.
   rocksdb::Status UpdateNow();
 
-  // updates (recomputations), changes (SetOptions calls), current cutoff,
-  // update time in us (total and max).
-  Json Metrics() const;
+  ZCutoffStats Stats() const;
 
   const char* Name() const override { return "zonekv.ZCutoffController"; }
   void OnBlobFileCreated(const rocksdb::BlobFileCreationInfo&) override { Wake(); }
@@ -89,10 +102,7 @@ class ZCutoffController : public rocksdb::EventListener {
   bool stop_ = false;          // GUARDED_BY(mu_)
   std::thread thread_;
   std::mutex update_mu_;       // serialises UpdateNow
-  // Metrics, GUARDED_BY(mu_).
-  uint64_t updates_ = 0, changes_ = 0, update_us_total_ = 0, update_us_max_ = 0;
-  double cutoff_ = -1;         // last value set; -1 before the first
-  ZCutoff last_;
+  ZCutoffStats stats_;         // GUARDED_BY(mu_); stats_.cutoff is what RocksDB holds
 };
 
 // ---- The blob GC cutoff family

@@ -10,7 +10,7 @@
 // CompactionPicker what to compact on a read-only LsmView (plus, optionally,
 // the file system's zone layout) and runs the job with DB::CompactFiles on
 // its own threads. RocksDB has no trivial move through CompactFiles: a job
-// sica flags as one is rewritten, and Metrics counts what that costs.
+// sica flags as one is rewritten, and Stats counts what that costs.
 //
 // Pickers (one per file in src/compaction/, selected by name):
 //   sica  RocksDB's leveled picking: level scores, largest file first
@@ -35,9 +35,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "zonekv/compaction_stats.h"
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
 #include "zonekv/status.h"
@@ -210,7 +212,7 @@ struct CompactorOptions {
   // Passed to CompactionOptions::max_subcompactions; 0 = the DB's option.
   // RocksDB 7.8 forms subcompactions only for kCompactionStyleLevel and
   // Universal, so under kCompactionStyleNone every job runs as one
-  // (Metrics counts OnSubcompactionBegin calls to show it).
+  // (Stats counts OnSubcompactionBegin calls to show it).
   uint32_t max_subcompactions = 0;
 
   // Snapshot of the file system's zones and files; required by zaca and acc,
@@ -226,6 +228,22 @@ struct CompactorOptions {
   // on_job_end. Must not block for long; must not call into the compactor.
   std::function<void(const CompactionJobHint&)> on_job_start;
   std::function<void(uint64_t job_id, const Status& result)> on_job_end;
+};
+
+// What a compactor did (Compactor::Stats, NativeCompactionObserver::Stats).
+struct CompactorStats {
+  std::string picker;  // sica | zaca | acc; "native" for RocksDB's own compactions
+  // The external compactor's settings; absent for observed native compaction.
+  struct External {
+    PickerOptions picker_options;
+    uint64_t threads = 0;             // background threads
+    uint32_t max_subcompactions = 0;  // as given; 0 = the DB's option
+  };
+  std::optional<External> external;
+  CompactionStats metrics;
+
+  // {picker, [picker_options, threads, max_subcompactions,] metrics}.
+  Json ToJson() const;
 };
 
 // Runs compactions for one column family of an open DB.
@@ -260,9 +278,9 @@ class Compactor {
   virtual Status WaitUntilIdle(uint64_t timeout_ms) = 0;
   // Lets running jobs finish, then joins the threads. Idempotent.
   virtual void Stop() = 0;
-  // {picker, picker_options, threads, max_subcompactions, metrics: {...}};
-  // the metric names are listed in src/compaction/compaction_metrics.h.
-  virtual Json Metrics() const = 0;
+  // Its settings and what its jobs did so far (jobs still waiting for
+  // S_inval are scored on the current layout first).
+  virtual CompactorStats Stats() const = 0;
 };
 
 // ---- Observing RocksDB's own compactions -------------------------------------
@@ -281,8 +299,8 @@ class NativeCompactionObserver {
   ~NativeCompactionObserver();
   // Add to Options::listeners before DB::Open.
   std::shared_ptr<rocksdb::EventListener> listener() const;
-  // {picker: "native", metrics: {...}}, the Compactor's metric names.
-  Json Metrics() const;
+  // picker "native", no external settings, the Compactor's metrics.
+  CompactorStats Stats() const;
 
  private:
   class Listener;

@@ -41,6 +41,7 @@
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
 #include "zonekv/status.h"
+#include "zonekv/zone_fs_stats.h"
 #include "zonekv/zoned_device.h"
 
 namespace rocksdb {
@@ -108,8 +109,10 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // that read zones only (free space, each zone's youngest blob file) ask
   // for none, callers that map SSTs to zones for SSTs.
   FsView View(ViewFiles files = ViewFiles::kAll) const;
-  // Counters and ratios (the fs.* keys of docs/metrics.md); see zone_fs_metrics.cc.
-  Json Metrics() const;
+  // Counters and ratios (zone_fs_stats.h; ToJson gives the fs.* keys of
+  // docs/metrics.md). Copies the counters and the zone table under the file
+  // system's lock: O(zones), cheap enough to sample every second.
+  ZoneFsStats Stats() const;
   // Checks extents against the zones: every extent within its zone's write
   // pointer, no two extents overlapping, per-zone valid bytes equal to the
   // sum of the extents in it. Returns every problem (empty = clean).

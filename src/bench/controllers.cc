@@ -110,12 +110,19 @@ void Controllers::Stop() {
   if (compactor_) compactor_->Stop();
 }
 
-Json Controllers::Metrics() const {
+Json ControllerStats::ToJson() const {
   Json j = Json::Object();
-  if (compactor_) j.Set("compactor", compactor_->Metrics());
-  if (native_) j.Set("compactor", native_->Metrics());
-  if (zcutoff_) j.Set("zcutoff", zcutoff_->Metrics());
+  if (compactor) j.Set("compactor", compactor->ToJson());
+  if (zcutoff) j.Set("zcutoff", zcutoff->ToJson());
   return j;
+}
+
+ControllerStats Controllers::Stats() const {
+  ControllerStats st;
+  if (compactor_) st.compactor = compactor_->Stats();
+  if (native_) st.compactor = native_->Stats();
+  if (zcutoff_) st.zcutoff = zcutoff_->Stats();
+  return st;
 }
 
 }  // namespace zonekv

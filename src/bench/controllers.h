@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "zonekv/blob_gc.h"
 #include "zonekv/compactor.h"
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
@@ -20,8 +22,6 @@ struct Options;
 }  // namespace rocksdb
 
 namespace zonekv {
-
-class ZCutoffController;
 
 struct ControllerOptions {
   std::string compaction = "native";    // native (RocksDB's) or a CompactionPickers() entry
@@ -36,6 +36,15 @@ struct ControllerOptions {
 // The knobs of ControllerOptions itself (compaction, blob_gc_cutoff); the
 // picker's are PickerKnobs().
 const KnobTable<ControllerOptions>& ControllerKnobs();
+
+// What the controllers in use did.
+struct ControllerStats {
+  std::optional<CompactorStats> compactor;  // also for observed native compaction
+  std::optional<ZCutoffStats> zcutoff;
+
+  // {"compactor": ..., "zcutoff": ...}, each when present.
+  Json ToJson() const;
+};
 
 class Controllers {
  public:
@@ -52,9 +61,7 @@ class Controllers {
   Status Start(rocksdb::DB* db);
   // Before closing the DB. Idempotent.
   void Stop();
-  // {"compactor": ..., "zcutoff": ...} for the controllers in use
-  // ("compactor" also for observed native compaction).
-  Json Metrics() const;
+  ControllerStats Stats() const;
 
  private:
   Controllers() = default;

@@ -28,19 +28,6 @@ namespace {
 
 double Us(double ns) { return ns / 1000.0; }
 
-// A dotted path into a JSON object; 0 if absent.
-double Num(const Json& j, const std::string& path) {
-  const Json* cur = &j;
-  size_t start = 0;
-  while (cur != nullptr) {
-    size_t dot = path.find('.', start);
-    cur = cur->Find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return cur ? cur->number() : 0;
-}
-
 std::string Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string Fmt(const char* format, ...) {
   char buf[512];
@@ -135,10 +122,13 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   uint64_t compact_bytes = st->getTickerCount(rocksdb::COMPACT_WRITE_BYTES);
   uint64_t wal_bytes = st->getTickerCount(rocksdb::WAL_FILE_BYTES);
   uint64_t rocksdb_write_bytes = flush_bytes + compact_bytes + wal_bytes;
+  uint64_t blobgc_copy_bytes = st->getTickerCount(rocksdb::BLOB_DB_GC_BYTES_RELOCATED);
+  double compaction_time_s = static_cast<double>(in.compaction_micros) / 1e6;
+  double stall_time_s = static_cast<double>(st->getTickerCount(rocksdb::STALL_MICROS)) / 1e6;
   Json r = Json::Object();
-  r.Set("blobgc_copy_bytes", st->getTickerCount(rocksdb::BLOB_DB_GC_BYTES_RELOCATED))
-      .Set("compaction_time_s", static_cast<double>(in.compaction_micros) / 1e6)
-      .Set("stall_time_s", static_cast<double>(st->getTickerCount(rocksdb::STALL_MICROS)) / 1e6)
+  r.Set("blobgc_copy_bytes", blobgc_copy_bytes)
+      .Set("compaction_time_s", compaction_time_s)
+      .Set("stall_time_s", stall_time_s)
       .Set("flush_count", in.flushes)
       .Set("compaction_count", in.compactions)
       .Set("blobgc_relocated_keys", st->getTickerCount(rocksdb::BLOB_DB_GC_NUM_KEYS_RELOCATED))
@@ -152,10 +142,10 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
       .Set("flushes_per_sec", all_s > 0 ? static_cast<double>(in.flushes) / all_s : 0.0)
       .Set("compactions_per_sec", all_s > 0 ? static_cast<double>(in.compactions) / all_s : 0.0);
 
-  Json fs = in.storage->Metrics(rocksdb_write_bytes);
+  StorageReport fs = in.storage->Report(rocksdb_write_bytes);
 
   out->json.Set("workload", w);
-  out->json.Set("fs", fs);
+  out->json.Set("fs", fs.fs);
   out->json.Set("rocksdb", r);
 
   std::string& t = out->summary;
@@ -170,19 +160,20 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   if (measured.scan.count()) t += LatencyRow("scan", measured.scan);
   if (measured.rmw.count()) t += LatencyRow("rmw", measured.rmw);
   t += Fmt("\n  file system: host writes %s, ZC copy %s (blob %s, sst %s, wal %s, other %s)\n",
-           HumanBytes(Num(fs, "host_write_bytes")).c_str(),
-           HumanBytes(Num(fs, "zc_copy_bytes.blob") + Num(fs, "zc_copy_bytes.sst") + Num(fs, "zc_copy_bytes.wal") +
-                      Num(fs, "zc_copy_bytes.other"))
-               .c_str(),
-           HumanBytes(Num(fs, "zc_copy_bytes.blob")).c_str(), HumanBytes(Num(fs, "zc_copy_bytes.sst")).c_str(),
-           HumanBytes(Num(fs, "zc_copy_bytes.wal")).c_str(), HumanBytes(Num(fs, "zc_copy_bytes.other")).c_str());
-  t += Fmt("  resets: runtime %.0f, ZC %.0f, EZRC %.0f, R_WP %.3f; DLWA %.3f, FS WAF %.3f, "
+           HumanBytes(static_cast<double>(fs.host_write_bytes)).c_str(),
+           HumanBytes(static_cast<double>(fs.zc_copy_bytes())).c_str(),
+           HumanBytes(static_cast<double>(fs.zc_copy_blob_bytes)).c_str(),
+           HumanBytes(static_cast<double>(fs.zc_copy_sst_bytes)).c_str(),
+           HumanBytes(static_cast<double>(fs.zc_copy_wal_bytes)).c_str(),
+           HumanBytes(static_cast<double>(fs.zc_copy_other_bytes)).c_str());
+  t += Fmt("  resets: runtime %llu, ZC %llu, EZRC %llu, R_WP %.3f; DLWA %.3f, FS WAF %.3f, "
            "space used at end %.1f%%, I/O blocked %.2f s\n",
-           Num(fs, "resets_runtime"), Num(fs, "resets_zc"), Num(fs, "ezrc"), Num(fs, "r_wp"), Num(fs, "dlwa"),
-           Num(fs, "fs_waf"), 100 * Num(fs, "space_used_ratio_end"), Num(fs, "io_block_time_s"));
+           static_cast<unsigned long long>(fs.resets_runtime), static_cast<unsigned long long>(fs.resets_zc),
+           static_cast<unsigned long long>(fs.ezrc()), fs.r_wp, fs.dlwa, fs.fs_waf, 100 * fs.space_used_ratio_end,
+           fs.io_block_time_s);
   t += Fmt("  rocksdb: blob GC copy %s, compaction time %.2f s, stall time %.2f s, %llu flushes, "
            "%llu compactions\n",
-           HumanBytes(Num(r, "blobgc_copy_bytes")).c_str(), Num(r, "compaction_time_s"), Num(r, "stall_time_s"),
+           HumanBytes(static_cast<double>(blobgc_copy_bytes)).c_str(), compaction_time_s, stall_time_s,
            static_cast<unsigned long long>(in.flushes), static_cast<unsigned long long>(in.compactions));
 }
 

@@ -542,20 +542,17 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   in.flushes = listener->flushes.load();
   in.compactions = listener->compactions.load();
   in.compaction_micros = listener->compaction_micros.load();
-  Json controller_metrics = controllers->Metrics();
-  const Json* c = controller_metrics.Find("compactor");
-  if (c != nullptr && copts.compaction != "native") {
+  ControllerStats controller_stats = controllers->Stats();
+  if (controller_stats.compactor && controller_stats.compactor->external) {
     // The external compactor's CompactFiles jobs are the compactions then
     // (RocksDB notifies no listener of them). Native compactions keep
     // RocksDB's own counts, also when they are observed for S_same.
-    if (const Json* m = c->Find("metrics")) {
-      if (const Json* n = m->Find("compactions")) in.compactions = static_cast<uint64_t>(n->number());
-      if (const Json* t = m->Find("time_us")) in.compaction_micros = static_cast<uint64_t>(t->number());
-    }
+    in.compactions = controller_stats.compactor->metrics.all.compactions;
+    in.compaction_micros = controller_stats.compactor->metrics.all.time_us;
   }
   in.storage = storage.get();
   BuildReport(in, out);
-  out->json.Set("controllers", controller_metrics);
+  out->json.Set("controllers", controller_stats.ToJson());
   out->json.Set("config", cfg);
   out->json.Set("timeseries", timeseries);
 

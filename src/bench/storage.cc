@@ -34,22 +34,28 @@ class PosixStorage : public BenchStorage {
     return s;
   }
 
-  Json Metrics(uint64_t rocksdb_write_bytes) override {
-    Json fs = Json::Object();
+  StorageReport Report(uint64_t rocksdb_write_bytes) override {
+    StorageReport r;
+    r.host_write_bytes = rocksdb_write_bytes;
+    r.space_used_ratio_end = 1.0 - Sample().free_ratio;
     Json zc = Json::Object();
-    zc.Set("blob", 0).Set("sst", 0).Set("wal", 0).Set("other", 0);
-    fs.Set("host_write_bytes", rocksdb_write_bytes)
+    zc.Set("blob", r.zc_copy_blob_bytes)
+        .Set("sst", r.zc_copy_sst_bytes)
+        .Set("wal", r.zc_copy_wal_bytes)
+        .Set("other", r.zc_copy_other_bytes);
+    r.fs = Json::Object();
+    r.fs.Set("host_write_bytes", r.host_write_bytes)
         .Set("zc_copy_bytes", zc)
-        .Set("resets_runtime", 0)
-        .Set("resets_zc", 0)
-        .Set("ezrc", 0)
-        .Set("r_wp", 0)
+        .Set("resets_runtime", r.resets_runtime)
+        .Set("resets_zc", r.resets_zc)
+        .Set("ezrc", r.ezrc())
+        .Set("r_wp", r.r_wp)
         .Set("finish_pad_bytes", 0)
-        .Set("dlwa", 1.0)
-        .Set("fs_waf", 1.0)
-        .Set("space_used_ratio_end", 1.0 - Sample().free_ratio)
-        .Set("io_block_time_s", 0);
-    return fs;
+        .Set("dlwa", r.dlwa)
+        .Set("fs_waf", r.fs_waf)
+        .Set("space_used_ratio_end", r.space_used_ratio_end)
+        .Set("io_block_time_s", r.io_block_time_s);
+    return r;
   }
 
   double SustainedWriteBytesPerSec() const override { return 0; }
@@ -98,38 +104,40 @@ class ZoneFsStorage : public BenchStorage {
   }
 
   StorageSample Sample() override {
-    // Metrics() costs O(zones) under the file system's lock; View() would
+    // Stats() costs O(zones) under the file system's lock; View() would
     // also copy the file table.
+    ZoneFsStats st = fs_->Stats();
     StorageSample s;
-    Json m = fs_->Metrics();
-    if (const Json* fr = m.Find("free_ratio")) s.free_ratio = fr->number();
-    if (const Json* zc = m.Find("zc_copy_bytes")) {
-      for (const char* k : {"blob", "sst", "wal", "other"}) {
-        if (const Json* v = zc->Find(k)) s.zc_copy_bytes += static_cast<uint64_t>(v->number());
-      }
-    }
-    for (const char* k : {"resets_runtime", "resets_zc"}) {
-      if (const Json* v = m.Find(k)) s.resets += static_cast<uint64_t>(v->number());
-    }
+    s.free_ratio = st.free_ratio();
+    s.zc_copy_bytes = st.zc_copy_bytes();
+    s.resets = st.ezrc();
     return s;
   }
 
-  Json Metrics(uint64_t) override {
-    Json fs = fs_->Metrics();
+  StorageReport Report(uint64_t) override {
+    ZoneFsStats st = fs_->Stats();
     DeviceCounters c = fs_->device()->counters();
-    fs.Set("finish_pad_bytes", c.finish_pad_bytes).Set("dlwa", c.dlwa());
-    const Json* used = fs.Find("space_used_ratio");
-    fs.Set("space_used_ratio_end", used ? used->number() : 0.0);
-    const Json* free_ratio = fs.Find("free_ratio");
-    fs.Set("free_ratio_end", free_ratio ? free_ratio->number() : 0.0);
-    // Space amplification as ZenFS's df reports it: written bytes (valid and
-    // reclaimable) per valid byte.
-    const Json* valid = fs.Find("used_bytes");
-    const Json* dead = fs.Find("reclaimable_bytes");
-    double v = valid ? valid->number() : 0;
-    fs.Set("space_amp", v > 0 ? (v + (dead ? dead->number() : 0)) / v : 0.0);
-    fs.Set("device", c.ToJson());
-    return fs;
+    StorageReport r;
+    r.fs = st.ToJson();
+    r.fs.Set("finish_pad_bytes", c.finish_pad_bytes)
+        .Set("dlwa", c.dlwa())
+        .Set("space_used_ratio_end", st.space_used_ratio())
+        .Set("free_ratio_end", st.free_ratio())
+        .Set("space_amp", st.space_amp())  // as ZenFS's df reports it
+        .Set("device", c.ToJson());
+    r.host_write_bytes = st.host_write_bytes;
+    r.zc_copy_blob_bytes = st.zc_copy_bytes(FileKind::kBlob);
+    r.zc_copy_sst_bytes = st.zc_copy_bytes(FileKind::kSst);
+    r.zc_copy_wal_bytes = st.zc_copy_bytes(FileKind::kWal);
+    r.zc_copy_other_bytes = st.zc_copy_other_bytes();
+    r.resets_runtime = st.resets_runtime;
+    r.resets_zc = st.resets_zc;
+    r.r_wp = st.r_wp();
+    r.dlwa = c.dlwa();
+    r.fs_waf = st.fs_waf();
+    r.space_used_ratio_end = st.space_used_ratio();
+    r.io_block_time_s = st.io_block_time_s();
+    return r;
   }
 
   double SustainedWriteBytesPerSec() const override {

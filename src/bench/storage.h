@@ -28,6 +28,29 @@ struct StorageSample {
   uint64_t resets = 0;         // cumulative, runtime + ZC
 };
 
+// The storage's part of the report: the fs.* object and, typed, the figures
+// the summary prints from it (posix: what RocksDB wrote, neutral values).
+struct StorageReport {
+  Json fs;  // every stable fs.* key of bench.h
+  uint64_t host_write_bytes = 0;
+  uint64_t zc_copy_blob_bytes = 0;
+  uint64_t zc_copy_sst_bytes = 0;
+  uint64_t zc_copy_wal_bytes = 0;
+  uint64_t zc_copy_other_bytes = 0;  // MANIFEST and other files
+  uint64_t resets_runtime = 0;
+  uint64_t resets_zc = 0;
+  double r_wp = 0;
+  double dlwa = 1;
+  double fs_waf = 1;
+  double space_used_ratio_end = 0;
+  double io_block_time_s = 0;
+
+  uint64_t zc_copy_bytes() const {
+    return zc_copy_blob_bytes + zc_copy_sst_bytes + zc_copy_wal_bytes + zc_copy_other_bytes;
+  }
+  uint64_t ezrc() const { return resets_runtime + resets_zc; }
+};
+
 class BenchStorage {
  public:
   virtual ~BenchStorage() = default;
@@ -44,10 +67,10 @@ class BenchStorage {
   // Receives an external compactor's job hints on the job's own thread
   // (nullptr when the job ends); empty for posix.
   virtual std::function<void(const CompactionJobHint*)> JobHintSink() = 0;
-  // The fs.* object with every stable key of bench.h. `rocksdb_write_bytes`
-  // is what RocksDB wrote (flush + compaction + WAL), used where the file
-  // system has no counter of its own.
-  virtual Json Metrics(uint64_t rocksdb_write_bytes) = 0;
+  // The end-of-run report. `rocksdb_write_bytes` is what RocksDB wrote
+  // (flush + compaction + WAL), used where the file system has no counter
+  // of its own.
+  virtual StorageReport Report(uint64_t rocksdb_write_bytes) = 0;
   // {"fs": ..., "device": ...} as configured.
   virtual Json Config() const = 0;
   // The sustained sequential write bandwidth of the device's timing

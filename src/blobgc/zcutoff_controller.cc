@@ -22,7 +22,7 @@ void ZCutoffController::Attach(rocksdb::DB* db) {
   std::lock_guard<std::mutex> l(mu_);
   if (db_ != nullptr) return;
   db_ = db;
-  cutoff_ = -1;  // a reopened DB starts from its own options
+  stats_.cutoff = -1;  // a reopened DB starts from its own options
   stop_ = false;
   pending_ = true;
   thread_ = std::thread(&ZCutoffController::Loop, this);
@@ -92,7 +92,8 @@ rocksdb::Status ZCutoffController::UpdateNow() {
     // each SetOptions inside its write thread, blocking writers for
     // milliseconds (640 calls cost baza+ ~10% throughput on WL(A)).
     std::lock_guard<std::mutex> l(mu_);
-    size_t selected = cutoff_ < 0 ? SIZE_MAX : static_cast<size_t>(cutoff_ * static_cast<double>(z.live_files));
+    size_t selected =
+        stats_.cutoff < 0 ? SIZE_MAX : static_cast<size_t>(stats_.cutoff * static_cast<double>(z.live_files));
     changed = have && selected != z.eligible_files;
   }
   if (changed) {
@@ -104,30 +105,38 @@ rocksdb::Status ZCutoffController::UpdateNow() {
   uint64_t us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
   std::lock_guard<std::mutex> l(mu_);
-  updates_++;
-  update_us_total_ += us;
-  if (us > update_us_max_) update_us_max_ = us;
-  if (have) last_ = z;
+  stats_.updates++;
+  stats_.update_us_total += us;
+  if (us > stats_.update_us_max) stats_.update_us_max = us;
+  if (have) stats_.last = z;
   if (changed && s.ok()) {
-    changes_++;
-    cutoff_ = value;
+    stats_.changes++;
+    stats_.cutoff = value;
   } else if (changed) {
-    cutoff_ = -1;  // RocksDB may hold the new value without its OPTIONS file: set it again next time
+    stats_.cutoff = -1;  // RocksDB may hold the new value without its OPTIONS file: set it again next time
   }
   return s;
 }
 
-Json ZCutoffController::Metrics() const {
+ZCutoffStats ZCutoffController::Stats() const {
   std::lock_guard<std::mutex> l(mu_);
+  return stats_;
+}
+
+double ZCutoffStats::update_us_mean() const {
+  return updates == 0 ? 0.0 : static_cast<double>(update_us_total) / static_cast<double>(updates);
+}
+
+Json ZCutoffStats::ToJson() const {
   Json j = Json::Object();
-  j.Set("updates", updates_)
-      .Set("changes", changes_)
-      .Set("cutoff", cutoff_ < 0 ? Json() : Json(cutoff_))
-      .Set("eligible_files", static_cast<uint64_t>(last_.eligible_files))
-      .Set("live_files", static_cast<uint64_t>(last_.live_files))
-      .Set("min_ybiz", last_.min_ybiz)
-      .Set("update_us_mean", updates_ == 0 ? 0.0 : double(update_us_total_) / double(updates_))
-      .Set("update_us_max", update_us_max_);
+  j.Set("updates", updates)
+      .Set("changes", changes)
+      .Set("cutoff", cutoff < 0 ? Json() : Json(cutoff))
+      .Set("eligible_files", static_cast<uint64_t>(last.eligible_files))
+      .Set("live_files", static_cast<uint64_t>(last.live_files))
+      .Set("min_ybiz", last.min_ybiz)
+      .Set("update_us_mean", update_us_mean())
+      .Set("update_us_max", update_us_max);
   return j;
 }
 

@@ -112,16 +112,13 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     slot_->Bind(nullptr);
   }
 
-  Json Metrics() const override {
+  CompactorStats Stats() const override {
     scorer_.Flush();
-    Json j = metrics_.ToJson();
-    Json out = Json::Object();
-    out.Set("picker", picker_->name())
-        .Set("picker_options", opts_.picker_options.ToJson())
-        .Set("threads", static_cast<uint64_t>(threads_.size()))
-        .Set("max_subcompactions", opts_.max_subcompactions);
-    out.Set("metrics", std::move(j));
-    return out;
+    CompactorStats st;
+    st.picker = picker_->name();
+    st.external = CompactorStats::External{opts_.picker_options, threads_.size(), opts_.max_subcompactions};
+    st.metrics = metrics_.Stats();
+    return st;
   }
 
  private:
@@ -255,7 +252,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     if (opts_.on_job_end) opts_.on_job_end(job->id, result);
     if (!rs.ok()) return false;
 
-    JobRecord r;
+    CompactionJobRecord r;
     r.job_id = job->id;
     r.input_level = p.input_level;
     r.output_level = p.output_level;

@@ -9,7 +9,7 @@ uint64_t InvalScorer::SstNumber(const std::string& path) {
   return FileKindFromName(path, &number) == FileKind::kSst ? number : 0;
 }
 
-void InvalScorer::Add(const JobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout) {
+void InvalScorer::Add(const CompactionJobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout) {
   Waiting w;
   w.record = record;
   w.undeleted.insert(inputs.begin(), inputs.end());

@@ -30,7 +30,7 @@ class InvalScorer {
   // A finished job whose S_inval waits for its inputs' deletion (scored at
   // once if they are all gone already).
   // `before`/`before_layout`: the view when the job was picked or began.
-  void Add(const JobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout);
+  void Add(const CompactionJobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout);
   // RocksDB deleted an SST file ("/db/000123.sst").
   void FileDeleted(const std::string& path);
   // Scores the jobs still waiting on the current layout (their remaining
@@ -42,7 +42,7 @@ class InvalScorer {
 
  private:
   struct Waiting {
-    JobRecord record;
+    CompactionJobRecord record;
     std::vector<uint64_t> inputs;
     std::set<uint64_t> undeleted;
     FsView before;

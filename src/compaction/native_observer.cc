@@ -47,7 +47,7 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
       metrics_.AddFailed();
       return;
     }
-    JobRecord r;
+    CompactionJobRecord r;
     r.job_id = static_cast<uint64_t>(ci.job_id);
     r.input_level = ci.base_input_level;
     r.output_level = ci.output_level;
@@ -86,9 +86,9 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
 
   void OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo&) override { metrics_.AddSubcompaction(); }
 
-  Json Metrics() {
+  CompactionStats Stats() {
     scorer_.Flush();
-    return metrics_.ToJson();
+    return metrics_.Stats();
   }
 
  private:
@@ -114,10 +114,11 @@ NativeCompactionObserver::~NativeCompactionObserver() = default;
 
 std::shared_ptr<rocksdb::EventListener> NativeCompactionObserver::listener() const { return listener_; }
 
-Json NativeCompactionObserver::Metrics() const {
-  Json j = Json::Object();
-  j.Set("picker", "native").Set("metrics", listener_->Metrics());
-  return j;
+CompactorStats NativeCompactionObserver::Stats() const {
+  CompactorStats st;
+  st.picker = "native";
+  st.metrics = listener_->Stats();
+  return st;
 }
 
 }  // namespace zonekv

@@ -66,14 +66,14 @@ uint64_t LatencyHistogram::QuantileNs(double q) const {
   return max_ns_;
 }
 
-Json LatencyHistogram::ToJsonUs() const {
-  Json j = Json::Object();
-  j.Set("p50", static_cast<double>(QuantileNs(0.5)) / 1e3)
-      .Set("p99", static_cast<double>(QuantileNs(0.99)) / 1e3)
-      .Set("p999", static_cast<double>(QuantileNs(0.999)) / 1e3)
-      .Set("max", static_cast<double>(max_ns_) / 1e3)
-      .Set("over_1ms", over_1ms_);
-  return j;
+DurationSummary LatencyHistogram::Summary() const {
+  DurationSummary d;
+  d.p50_ns = QuantileNs(0.5);
+  d.p99_ns = QuantileNs(0.99);
+  d.p999_ns = QuantileNs(0.999);
+  d.max_ns = max_ns_;
+  d.over_1ms = over_1ms_;
+  return d;
 }
 
 bool FsMutex::ProfileFromEnv() {
@@ -164,30 +164,32 @@ void FsMutex::StatsLocked(Stats* out) const {
   }
 }
 
-Json FsMutex::Stats::ToJson() const {
-  Json j = Json::Object();
-  j.Set("hold_us", hold.ToJsonUs()).Set("wait_us", wait.ToJsonUs()).Set("acquisitions", wait.count());
-  if (!profile) return j;
+FsLockStats FsMutex::Stats::Summary() const {
+  FsLockStats s;
+  s.hold = hold.Summary();
+  s.wait = wait.Summary();
+  s.acquisitions = wait.count();
+  s.profile = profile;
+  if (!profile) return s;
   auto holds = [](const std::vector<Hold>& list) {
-    Json out = Json::Array();
+    std::vector<LockHoldStats> out;
+    out.reserve(list.size());
     for (const Hold& h : list) {
-      Json stack = Json::Array();
-      char** names = backtrace_symbols(h.stack, h.frames);
-      for (int i = 0; names != nullptr && i < h.frames; i++) stack.Push(Json(std::string(names[i])));
-      std::free(names);
-      Json e = Json::Object();
-      e.Set("hold_us", static_cast<double>(h.wall_ns) / 1e3)
-          .Set("cpu_us", static_cast<double>(h.used.cpu_ns) / 1e3)
-          .Set("involuntary_switches", h.used.involuntary)
-          .Set("voluntary_switches", h.used.voluntary)
-          .Set("minor_faults", h.used.minor_faults)
-          .Set("stack", stack);
-      out.Push(e);
+      LockHoldStats e;
+      e.hold_ns = h.wall_ns;
+      e.cpu_ns = h.used.cpu_ns;
+      e.involuntary_switches = h.used.involuntary;
+      e.voluntary_switches = h.used.voluntary;
+      e.minor_faults = h.used.minor_faults;
+      e.stack.assign(h.stack, h.stack + h.frames);
+      out.push_back(std::move(e));
     }
     return out;
   };
-  j.Set("hold_cpu_us", hold_cpu.ToJsonUs()).Set("longest", holds(longest)).Set("longest_cpu", holds(longest_cpu));
-  return j;
+  s.hold_cpu = hold_cpu.Summary();
+  s.longest = holds(longest);
+  s.longest_cpu = holds(longest_cpu);
+  return s;
 }
 
 }  // namespace zonekv

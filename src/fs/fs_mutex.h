@@ -28,7 +28,7 @@
 #include <mutex>
 #include <vector>
 
-#include "zonekv/json.h"
+#include "zonekv/fs_lock_stats.h"
 
 #if defined(__clang__)
 #define ZONEKV_TSA(x) __attribute__((x))
@@ -58,9 +58,8 @@ class LatencyHistogram {
   uint64_t max_ns() const { return max_ns_; }
   // Durations of at least 1 ms (exact, not from the buckets).
   uint64_t over_1ms() const { return over_1ms_; }
-  // {"p50", "p99", "p999", "max"} in microseconds (fractional) and
-  // "over_1ms" (a count).
-  Json ToJsonUs() const;
+  // Its quantiles p50, p99, p999, the maximum and over_1ms.
+  DurationSummary Summary() const;
 
  private:
   static constexpr int kBuckets = 256;
@@ -100,8 +99,8 @@ class ZONEKV_CAPABILITY("mutex") FsMutex {
     int frames = 0;
   };
 
-  // A copy of the statistics, taken under the lock and turned into JSON
-  // without it (resolving the profile's stacks takes milliseconds).
+  // A copy of the statistics, taken under the lock and summarized without
+  // it.
   struct Stats {
     LatencyHistogram hold, wait;
     bool profile = false;
@@ -109,16 +108,14 @@ class ZONEKV_CAPABILITY("mutex") FsMutex {
     std::vector<Hold> longest;      // the longest holds, longest first (profile)
     std::vector<Hold> longest_cpu;  // the holds with the most CPU time, most first (profile)
 
-    // {"hold_us": {p50, p99, max}, "wait_us": {...}, "acquisitions": n};
-    // with the profile also "hold_cpu_us": {p50, p99, max} (wall hold minus
-    // the time the holder was descheduled or blocked) and "longest": [{
-    // "hold_us", "cpu_us", "involuntary_switches", "voluntary_switches",
-    // "minor_faults", "stack": ["module(+0xoffset) [address]", ...]}]
-    // (resolve with addr2line -Cfie module offset) and "longest_cpu", the
-    // same for the holds with the most CPU time. The profile's CPU time and
-    // counters are taken from just before the acquisition, so they include
-    // the wait for the lock (a contended wait is a voluntary switch).
-    Json ToJson() const;
+    // The lock's part of FsLockStats: hold, wait, acquisitions and, with
+    // the profile, hold_cpu (wall hold minus the time the holder was
+    // descheduled or blocked), longest and longest_cpu. The profile's CPU
+    // time and counters are taken from just before the acquisition, so they
+    // include the wait for the lock (a contended wait is a voluntary
+    // switch). device_calls_held and reset_reader_waits are the file
+    // system's to set.
+    FsLockStats Summary() const;
   };
   // Copies the statistics into *out (reusing its memory). REQUIRES: this
   // mutex held (the statistics are guarded by it).

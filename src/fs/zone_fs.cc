@@ -684,7 +684,7 @@ thread_local std::optional<FileHints> t_job_hint;
 const FileHints* ThreadJobHint() { return t_job_hint ? &*t_job_hint : nullptr; }
 void ZoneFs::SetThreadJobHint(const FileHints& hint) { t_job_hint = hint; }
 void ZoneFs::ClearThreadJobHint() { t_job_hint.reset(); }
-Json ZoneFs::Metrics() const { return impl_->Metrics(); }
+ZoneFsStats ZoneFs::Stats() const { return impl_->Stats(); }
 std::vector<FsckProblem> ZoneFs::Fsck() const { return impl_->Fsck(); }
 std::vector<FileExtents> ZoneFs::Files() const { return impl_->Files(); }
 Json ZoneFs::Dump() const { return impl_->Dump(); }

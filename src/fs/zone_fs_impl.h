@@ -64,10 +64,7 @@ const FileHints* ThreadJobHint();
 // Cost of one policy family: calls and time per call. Kept in nanoseconds
 // (policy calls often take well under a microsecond), reported in
 // microseconds with fractions.
-struct PolicyTimer {
-  uint64_t calls = 0;
-  uint64_t total_ns = 0;
-  uint64_t max_ns = 0;
+struct PolicyTimer : PolicyTimeStats {
   // Records one call that took ns.
   void Add(uint64_t ns) {
     calls++;
@@ -85,11 +82,10 @@ struct PolicyTimer {
   static uint64_t Ns(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
   }
-  Json ToJson() const;
 };
 
-// The engine's counters behind Metrics() (docs/metrics.md). GUARDED_BY(mu_);
-// Metrics() copies them under the lock and reports them without it.
+// The engine's counters behind Stats() (docs/metrics.md). GUARDED_BY(mu_);
+// Stats() copies them under the lock and reports them without it.
 struct FsCounters {
   uint64_t zc_copy_bytes[kFileKindCount] = {};  // indexed by FileKind
   uint64_t resets_runtime = 0;
@@ -219,7 +215,7 @@ class ZoneFs::Impl {
   // ---- Views, metrics, checks ----
   FsView View(ViewFiles files) const;
   void SetLevelScores(std::vector<double> scores);
-  Json Metrics() const;
+  ZoneFsStats Stats() const;
   std::vector<FsckProblem> Fsck() const;
   std::vector<FileExtents> Files() const;
   Json Dump() const;
@@ -369,7 +365,7 @@ class ZoneFs::Impl {
   struct JournalPos {
     uint32_t zone = 0;
     uint64_t bytes = 0, sequence = 0, rolls = 0;
-  } journal_pos_;                  // the journal's position after the last write, for Dump and Metrics
+  } journal_pos_;                  // the journal's position after the last write, for Dump and Stats
 
   uint64_t next_file_id_ = 1;
   std::map<uint64_t, std::unique_ptr<FileRecord>> files_;  // by id, including deleted-but-open

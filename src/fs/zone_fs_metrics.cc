@@ -1,17 +1,9 @@
-// ZoneFs views for policies and tools, metrics (defined in docs/metrics.md) and fsck.
+// ZoneFs views for policies and tools, statistics (defined in docs/metrics.md) and fsck.
 #include <algorithm>
 
 #include "zone_fs_impl.h"
 
 namespace zonekv {
-
-Json PolicyTimer::ToJson() const {
-  Json j = Json::Object();
-  j.Set("calls", calls)
-      .Set("total_us", static_cast<double>(total_ns) / 1e3)
-      .Set("max_us", static_cast<double>(max_ns) / 1e3);
-  return j;
-}
 
 FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
   FileView fv;
@@ -83,8 +75,8 @@ FsView ZoneFs::Impl::View(ViewFiles files) const {
   return v;
 }
 
-Json ZoneFs::Impl::Metrics() const {
-  // Copied under mu_ (O(zones), into memory allocated before), reported
+ZoneFsStats ZoneFs::Impl::Stats() const {
+  // Copied under mu_ (O(zones), into memory allocated before), summarized
   // without it.
   FsView v;
   v.zones.reserve(geo_.nr_zones);
@@ -92,76 +84,50 @@ Json ZoneFs::Impl::Metrics() const {
   FsMutex::Stats lock_stats;
   lock_stats.longest.reserve(FsMutex::kLongest);
   lock_stats.longest_cpu.reserve(FsMutex::kLongest);
-  uint64_t clean_passes = 0, files = 0, journal_rolls = 0;
+  ZoneFsStats st;
   {
     std::lock_guard<FsMutex> l(mu_);
     BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
     c = counters_;
     mu_.StatsLocked(&lock_stats);
-    clean_passes = clean_passes_;
-    files = names_.size();
-    journal_rolls = journal_pos_.rolls;
+    st.zc_passes = clean_passes_;
+    st.files = names_.size();
+    st.journal_rolls = journal_pos_.rolls;
   }
-  uint64_t host = host_write_bytes_.load();
-  auto kind = [&](FileKind k) { return c.zc_copy_bytes[static_cast<int>(k)]; };
-  uint64_t zc_total = 0;
-  for (uint64_t b : c.zc_copy_bytes) zc_total += b;
-  Json zc = Json::Object();
-  zc.Set("blob", kind(FileKind::kBlob))
-      .Set("sst", kind(FileKind::kSst))
-      .Set("wal", kind(FileKind::kWal))
-      .Set("other", kind(FileKind::kOther) + kind(FileKind::kManifest))
-      .Set("total", zc_total);
-  uint64_t data_cap = 0, nonempty_cap = 0;
-  uint32_t empty = 0, full = 0;
+  st.host_write_bytes = host_write_bytes_.load();
+  std::copy(std::begin(c.zc_copy_bytes), std::end(c.zc_copy_bytes), st.zc_copy_bytes_by_kind);
+  st.resets_runtime = c.resets_runtime;
+  st.resets_zc = c.resets_zc;
+  st.r_wp_sum = c.r_wp_sum;
+  st.r_wp_min = c.r_wp_min;
+  st.finishes = c.finishes;
   for (const auto& z : v.zones) {
-    data_cap += z.capacity_bytes;
-    if (!z.empty()) nonempty_cap += z.capacity_bytes;
-    if (z.empty()) empty++;
-    if (z.full()) full++;
+    st.data_capacity_bytes += z.capacity_bytes;
+    if (!z.empty()) st.written_capacity_bytes += z.capacity_bytes;
+    if (z.empty()) st.zones_empty++;
+    if (z.full()) st.zones_full++;
   }
-  Json pt = Json::Object();
-  pt.Set("alloc", c.alloc_time.ToJson()).Set("zc", c.zc_time.ToJson()).Set("reset", c.reset_time.ToJson());
-  Json j = Json::Object();
-  j.Set("host_write_bytes", host)
-      .Set("zc_copy_bytes", zc)
-      .Set("resets_runtime", c.resets_runtime)
-      .Set("resets_zc", c.resets_zc)
-      .Set("ezrc", c.resets_runtime + c.resets_zc)
-      .Set("r_wp", c.resets_runtime == 0 ? 0.0 : c.r_wp_sum / static_cast<double>(c.resets_runtime))
-      .Set("r_wp_min", c.r_wp_min)
-      .Set("fs_waf", host == 0 ? 1.0 : static_cast<double>(host + zc_total) / static_cast<double>(host))
-      .Set("space_used_ratio", data_cap == 0 ? 0.0 : static_cast<double>(nonempty_cap) / static_cast<double>(data_cap))
-      .Set("free_ratio", v.free_ratio())
-      .Set("free_bytes", v.free_bytes())
-      .Set("used_bytes", v.used_bytes())
-      .Set("reclaimable_bytes", v.reclaimable_bytes())
-      .Set("io_block_time_s", static_cast<double>(c.io_block_us) / 1e6)
-      .Set("policy_time_us", pt)
-      .Set("finishes", c.finishes)
-      .Set("nospace_errors", c.nospace_errors)
-      .Set("zone_preemptions", c.preemptions)
-      .Set("zc_passes", clean_passes)
-      .Set("zc_emergency_passes", c.emergency_passes)
-      .Set("files", files)
-      .Set("zones_empty", empty)
-      .Set("zones_full", full)
-      .Set("journal_rolls", journal_rolls);
-  Json lock = lock_stats.ToJson();
-  lock.Set("device_calls_held", dev_->calls_held());
+  st.free_bytes = v.free_bytes();
+  st.used_bytes = v.used_bytes();
+  st.reclaimable_bytes = v.reclaimable_bytes();
+  st.io_block_us = c.io_block_us;
+  st.alloc_time = c.alloc_time;
+  st.zc_time = c.zc_time;
+  st.reset_time = c.reset_time;
+  st.nospace_errors = c.nospace_errors;
+  st.zone_preemptions = c.preemptions;
+  st.zc_emergency_passes = c.emergency_passes;
+  st.lock = lock_stats.Summary();
+  st.lock.device_calls_held = dev_->calls_held();
   {
     std::lock_guard<std::mutex> rl(readers_mu_);
-    lock.Set("reset_reader_waits", reset_reader_waits_);
+    st.lock.reset_reader_waits = reset_reader_waits_;
   }
-  auto ratio = [](uint64_t a, uint64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); };
-  Json journal = Json::Object();
-  journal.Set("syncs", c.journal_syncs)
-      .Set("flushes", c.journal_flushes)
-      .Set("syncs_per_flush", ratio(c.journal_syncs, c.journal_flushes))
-      .Set("writes", c.journal_writes)
-      .Set("records_per_write", ratio(c.journal_batches_written, c.journal_writes));
-  j.Set("lock", lock).Set("journal", journal);
-  return j;
+  st.journal.syncs = c.journal_syncs;
+  st.journal.flushes = c.journal_flushes;
+  st.journal.writes = c.journal_writes;
+  st.journal.batches_written = c.journal_batches_written;
+  return st;
 }
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {

@@ -2,7 +2,10 @@
 // keys are present and numeric, and bad configurations are refused.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 
 #include <gtest/gtest.h>
 
@@ -215,6 +218,123 @@ TEST(BenchTest, NoSpaceStillProducesAReport) {
   const Json* err = out.json.Find("error");
   ASSERT_NE(err, nullptr);
   EXPECT_FALSE(err->str().empty());
+}
+
+// `j` rebuilt from `keys`, in that order: its Dump equals j's exactly when j
+// has these keys and no other, in this order.
+Json Rebuilt(const Json& j, std::initializer_list<const char*> keys) {
+  Json out = Json::Object();
+  for (const char* k : keys) {
+    if (const Json* v = j.Find(k)) out.Set(k, *v);
+  }
+  return out;
+}
+
+// The number after the last `"key":` in `text`; -1 if there is none.
+double LastNumber(const std::string& text, const std::string& key) {
+  size_t at = text.rfind("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::strtod(text.c_str() + at + key.size() + 3, nullptr);
+}
+
+// The results' fs object holds the file system's statistics under the keys
+// experiments parse, then the bench's own; the sampler and the text summary
+// report the same figures.
+TEST(BenchTest, FsObjectSamplerAndSummaryCarryTheFileSystemsStatistics) {
+  BenchOutput out;
+  Status s = RunBench(TinyConfig("fillrandom"), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const Json& fs = *out.json.Find("fs");
+  EXPECT_EQ(Rebuilt(fs, {"host_write_bytes", "zc_copy_bytes", "resets_runtime", "resets_zc", "ezrc", "r_wp",
+                         "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
+                         "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
+                         "zone_preemptions", "zc_passes", "zc_emergency_passes", "files", "zones_empty",
+                         "zones_full", "journal_rolls", "lock", "journal", "finish_pad_bytes", "dlwa",
+                         "space_used_ratio_end", "free_ratio_end", "space_amp", "device"})
+                .Dump(),
+            fs.Dump());
+  auto num = [&](const char* path) {
+    const Json* v = At(fs, path);
+    EXPECT_NE(v, nullptr) << path;
+    return v == nullptr ? -1 : v->number();
+  };
+  EXPECT_EQ(num("zc_copy_bytes.total"),
+            num("zc_copy_bytes.blob") + num("zc_copy_bytes.sst") + num("zc_copy_bytes.wal") + num("zc_copy_bytes.other"));
+  EXPECT_EQ(num("ezrc"), num("resets_runtime") + num("resets_zc"));
+  EXPECT_EQ(num("space_used_ratio_end"), num("space_used_ratio"));
+  EXPECT_EQ(num("free_ratio_end"), num("free_ratio"));
+  EXPECT_GT(num("free_ratio"), 0);
+  EXPECT_LT(num("free_ratio"), 1);
+  EXPECT_DOUBLE_EQ(num("space_amp"), (num("used_bytes") + num("reclaimable_bytes")) / num("used_bytes"));
+  EXPECT_EQ(num("dlwa"), num("device.dlwa"));
+  EXPECT_EQ(num("finish_pad_bytes"), num("device.finish_pad_bytes"));
+
+  // The sampler's last sample (taken when the workload ended, before the report).
+  std::string ts = out.json.Find("timeseries")->Dump();
+  double sampled_free = LastNumber(ts, "free_ratio");
+  EXPECT_GT(sampled_free, 0);
+  EXPECT_LE(sampled_free, 1);
+  EXPECT_GE(LastNumber(ts, "zc_copy_bytes"), 0);
+  EXPECT_LE(LastNumber(ts, "zc_copy_bytes"), num("zc_copy_bytes.total"));
+  EXPECT_GE(LastNumber(ts, "resets"), 0);
+  EXPECT_LE(LastNumber(ts, "resets"), num("ezrc"));
+
+  char line[256];
+  std::snprintf(line, sizeof(line), "resets: runtime %.0f, ZC %.0f, EZRC %.0f, R_WP %.3f; DLWA %.3f, FS WAF %.3f, ",
+                num("resets_runtime"), num("resets_zc"), num("ezrc"), num("r_wp"), num("dlwa"), num("fs_waf"));
+  EXPECT_NE(out.summary.find(line), std::string::npos) << line << "\nnot in\n" << out.summary;
+  std::snprintf(line, sizeof(line), "space used at end %.1f%%, I/O blocked %.2f s", 100 * num("space_used_ratio_end"),
+                num("io_block_time_s"));
+  EXPECT_NE(out.summary.find(line), std::string::npos) << line << "\nnot in\n" << out.summary;
+}
+
+// With an external compactor its jobs are the run's compactions, count and
+// time; the controllers object has the compactor's and Z_Cutoff's keys.
+TEST(BenchTest, ExternalCompactorsStatsAreTheRunsCompactions) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.controller_knobs = {{"compaction", "sica"}, {"blob_gc_cutoff", "zcutoff"}};
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const Json& ctl = *out.json.Find("controllers");
+  EXPECT_EQ(Rebuilt(ctl, {"compactor", "zcutoff"}).Dump(), ctl.Dump());
+  const Json& compactor = *ctl.Find("compactor");
+  EXPECT_EQ(Rebuilt(compactor, {"picker", "picker_options", "threads", "max_subcompactions", "metrics"}).Dump(),
+            compactor.Dump());
+  EXPECT_EQ(compactor.Find("picker")->str(), "sica");
+  double jobs = At(compactor, "metrics.compactions")->number();
+  EXPECT_GE(jobs, 1);
+  EXPECT_EQ(At(out.json, "rocksdb.compaction_count")->number(), jobs);
+  EXPECT_EQ(At(out.json, "rocksdb.compaction_time_s")->number(), At(compactor, "metrics.time_us")->number() / 1e6);
+  const Json& zcutoff = *ctl.Find("zcutoff");
+  EXPECT_EQ(Rebuilt(zcutoff, {"updates", "changes", "cutoff", "eligible_files", "live_files", "min_ybiz",
+                              "update_us_mean", "update_us_max"})
+                .Dump(),
+            zcutoff.Dump());
+}
+
+// The posix reference writes the stable fs keys with neutral values.
+TEST(BenchTest, PosixFsObjectHasTheStableKeysWithNeutralValues) {
+  std::string dir = ::testing::TempDir() + "zonekv_bench_posix_fs_" + std::to_string(getpid());
+  BenchConfig c = TinyConfig("fillseq");
+  c.fs = "posix";
+  c.db_dir = dir;
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const Json& fs = *out.json.Find("fs");
+  EXPECT_EQ(Rebuilt(fs, {"host_write_bytes", "zc_copy_bytes", "resets_runtime", "resets_zc", "ezrc", "r_wp",
+                         "finish_pad_bytes", "dlwa", "fs_waf", "space_used_ratio_end", "io_block_time_s"})
+                .Dump(),
+            fs.Dump());
+  EXPECT_EQ(fs.Find("zc_copy_bytes")->Dump(), R"({"blob":0,"sst":0,"wal":0,"other":0})");
+  EXPECT_EQ(fs.Find("host_write_bytes")->number(), At(out.json, "rocksdb.write_bytes")->number());
+  EXPECT_EQ(fs.Find("dlwa")->number(), 1);
+  EXPECT_EQ(fs.Find("fs_waf")->number(), 1);
+  EXPECT_EQ(fs.Find("ezrc")->number(), 0);
+  EXPECT_NE(out.summary.find("resets: runtime 0, ZC 0, EZRC 0, R_WP 0.000; DLWA 1.000, FS WAF 1.000"),
+            std::string::npos)
+      << out.summary;
 }
 
 }  // namespace

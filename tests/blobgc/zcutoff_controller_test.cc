@@ -86,7 +86,42 @@ TEST_F(ZCutoffControllerTest, SetsCutoffToTheFilesInFullZones) {
   ASSERT_TRUE(controller_->UpdateNow().ok());
   double c = Cutoff();
   EXPECT_EQ(static_cast<size_t>(c * blobs.size()), 3u) << c;
-  EXPECT_GE(controller_->Metrics().Find("changes")->number(), 1);
+  EXPECT_GE(controller_->Stats().ToJson().Find("changes")->number(), 1);
+}
+
+TEST_F(ZCutoffControllerTest, StatsCountUpdatesAndChangesAndKeepTheLastAnswer) {
+  for (int i = 0; i < 8; i++) FlushBlobFile(i);
+  std::vector<uint64_t> blobs = BlobNumbers();
+  SetFullZoneYbiz(blobs[2]);
+  ZCutoffStats before = controller_->Stats();
+  EXPECT_EQ(before.updates, 0u);
+  EXPECT_LT(before.cutoff, 0);
+  EXPECT_EQ(before.ToJson().Find("cutoff")->type(), Json::Type::kNull);
+  controller_->Attach(db_.get());
+  ASSERT_TRUE(controller_->UpdateNow().ok());
+  ZCutoffStats st = controller_->Stats();
+  EXPECT_GE(st.updates, 1u);
+  EXPECT_EQ(st.changes, 1u);
+  EXPECT_EQ(st.cutoff, Cutoff());
+  EXPECT_EQ(st.last.eligible_files, 3u);
+  EXPECT_EQ(st.last.live_files, 8u);
+  EXPECT_EQ(st.last.min_ybiz, blobs[2]);
+  EXPECT_GE(st.update_us_max * st.updates, st.update_us_total);
+  Json j = st.ToJson();
+  Json rebuilt = Json::Object();
+  for (const char* k : {"updates", "changes", "cutoff", "eligible_files", "live_files", "min_ybiz", "update_us_mean",
+                        "update_us_max"}) {
+    if (const Json* v = j.Find(k)) rebuilt.Set(k, *v);
+  }
+  EXPECT_EQ(rebuilt.Dump(), j.Dump());  // exactly these keys, in this order
+  EXPECT_EQ(j.Find("updates")->number(), static_cast<double>(st.updates));
+  EXPECT_EQ(j.Find("changes")->number(), 1);
+  EXPECT_EQ(j.Find("cutoff")->number(), st.cutoff);
+  EXPECT_EQ(j.Find("eligible_files")->number(), 3);
+  EXPECT_EQ(j.Find("live_files")->number(), 8);
+  EXPECT_EQ(j.Find("min_ybiz")->number(), static_cast<double>(blobs[2]));
+  EXPECT_EQ(j.Find("update_us_mean")->number(), st.update_us_mean());
+  EXPECT_EQ(j.Find("update_us_max")->number(), static_cast<double>(st.update_us_max));
 }
 
 TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
@@ -94,7 +129,7 @@ TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
   controller_->Attach(db_.get());
   ASSERT_TRUE(controller_->UpdateNow().ok());
   EXPECT_DOUBLE_EQ(Cutoff(), 0.25);
-  EXPECT_EQ(controller_->Metrics().Find("changes")->number(), 0);
+  EXPECT_EQ(controller_->Stats().ToJson().Find("changes")->number(), 0);
 }
 
 TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
@@ -105,7 +140,7 @@ TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
   // Attach computes 1 eligible of N = 4: 1.5 / 4.
   for (int i = 0; i < 500 && Cutoff() != 1.5 / 4; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_DOUBLE_EQ(Cutoff(), 1.5 / 4);
-  for (int i = 0; i < 500 && controller_->Metrics().Find("changes")->number() < 1; i++) {
+  for (int i = 0; i < 500 && controller_->Stats().ToJson().Find("changes")->number() < 1; i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   // N = 5: floor(0.375 * 5) = 1 still selects the one eligible file, so the
@@ -114,7 +149,7 @@ TEST_F(ZCutoffControllerTest, BlobFileEventsTriggerRecomputation) {
   FlushBlobFile(100);
   ASSERT_TRUE(controller_->UpdateNow().ok());
   EXPECT_DOUBLE_EQ(Cutoff(), 1.5 / 4);
-  EXPECT_EQ(controller_->Metrics().Find("changes")->number(), 1);
+  EXPECT_EQ(controller_->Stats().ToJson().Find("changes")->number(), 1);
   // N = 6: floor(0.375 * 6) = 2 would relocate a file that is not in a full
   // zone; the cutoff must follow, driven by the listener alone. Wait
   // (bounded) for the thread.

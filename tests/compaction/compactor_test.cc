@@ -177,7 +177,7 @@ TEST_P(CompactorWorkload, LsmInvariantsHoldAndEveryKeyReadsBack) {
   EXPECT_EQ(n, model.size());
 
   compactor->Stop();
-  std::string metrics = compactor->Metrics().Dump();
+  std::string metrics = compactor->Stats().ToJson().Dump();
   EXPECT_EQ(hints, ends);
   // The hint contract a file system relies on: every compaction output is
   // created on the thread that received on_job_start, before on_job_end.
@@ -255,7 +255,7 @@ TEST(CompactorStart, RejectsMisconfigurationWithActionableErrors) {
   EXPECT_TRUE(Compactor::Start(db.get(), db->DefaultColumnFamily(), co, slot, &c).Is(Status::Code::kInvalidArgument));
   co.threads = 0;
   ASSERT_TRUE(Compactor::Start(db.get(), db->DefaultColumnFamily(), co, slot, &c).ok());
-  EXPECT_NE(c->Metrics().Dump().find("\"threads\":1"), std::string::npos);  // 2 jobs -> 1 compaction slot
+  EXPECT_NE(c->Stats().ToJson().Dump().find("\"threads\":1"), std::string::npos);  // 2 jobs -> 1 compaction slot
   EXPECT_TRUE(c->WaitUntilIdle(10000).ok());
   c->Stop();
   c->Stop();  // idempotent

@@ -125,10 +125,10 @@ TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
   };
   CompactionMetrics metrics;
   InvalScorer scorer([&](FsView* out) { *out = now; return Status::OK(); }, &metrics);
-  JobRecord r;
+  CompactionJobRecord r;
   r.s_same = 0.5;
   scorer.Add(r, {10, 11}, before, layout);
-  auto s_inval = [&] { return *metrics.ToJson().Find("s_inval_mean"); };
+  auto s_inval = [&] { return *metrics.Stats().ToJson().Find("s_inval_mean"); };
   EXPECT_EQ(s_inval().type(), Json::Type::kNull) << "not scored before its inputs are deleted";
   drop(10, 0);
   scorer.FileDeleted("/db/000010.sst");
@@ -140,12 +140,12 @@ TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
   EXPECT_DOUBLE_EQ(s_inval().number(), 0.25);  // both zones a quarter invalid
   // Inputs deleted before the job was added: scored at once.
   scorer.Add(r, {10, 11}, before, layout);
-  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 2);
+  EXPECT_EQ(metrics.Stats().ToJson().Find("compactions")->number(), 2);
   // A job whose input stays referenced is scored by Flush.
   scorer.Add(r, {12}, before, layout);
-  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 2);
+  EXPECT_EQ(metrics.Stats().ToJson().Find("compactions")->number(), 2);
   scorer.Flush();
-  EXPECT_EQ(metrics.ToJson().Find("compactions")->number(), 3);
+  EXPECT_EQ(metrics.Stats().ToJson().Find("compactions")->number(), 3);
   EXPECT_EQ(InvalScorer::SstNumber("/db/000123.sst"), 123u);
   EXPECT_EQ(InvalScorer::SstNumber("000123.sst.trash"), 0u);
   EXPECT_EQ(InvalScorer::SstNumber("/db/LOG"), 0u);

@@ -149,7 +149,7 @@ Result RunOne(const std::string& name, const std::string& picker, const std::str
   }
   if (compactor) {
     compactor->Stop();
-    std::string m = compactor->Metrics().Dump();
+    std::string m = compactor->Stats().ToJson().Dump();
     // CompactFiles does not call OnCompactionCompleted; count our own jobs.
     r.compactions = static_cast<uint64_t>(JsonNumber(m, "compactions"));
     r.move_rewrite_bytes = static_cast<uint64_t>(JsonNumber(m, "bytes_written", m.find("\"trivial_move_rewrites\"")));

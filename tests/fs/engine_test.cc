@@ -60,7 +60,7 @@ TEST(EngineTest, AccountingResetAndRemount) {
   ASSERT_TRUE(rfs->DeleteFile("/000002.log", IOOptions(), nullptr).ok());
   v = fs->View();
   for (const auto& z : v.zones) EXPECT_TRUE(z.empty()) << "zone " << z.id;
-  EXPECT_GE(fs->Metrics().Find("resets_runtime")->number(), 2);
+  EXPECT_GE(fs->Stats().ToJson().Find("resets_runtime")->number(), 2);
   EXPECT_EQ(FsckText(*fs), "");
 }
 
@@ -175,7 +175,7 @@ TEST(EngineTest, CleaningMigratesValidDataAndResetsVictims) {
   // Wait (bounded) for the cleaner to empty the half-dead zones.
   Json m;
   for (int i = 0; i < 500; i++) {
-    m = fs->Metrics();
+    m = fs->Stats().ToJson();
     if (m.Find("resets_zc")->number() >= 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -278,7 +278,7 @@ TEST(EngineTest, ResetPolicyDecides) {
     auto rfs = fs->file_system();
     ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 512 << 10)).ok());  // half a zone
     ASSERT_TRUE(rfs->DeleteFile("/000001.sst", IOOptions(), nullptr).ok());
-    Json m = fs->Metrics();
+    Json m = fs->Stats().ToJson();
     uint64_t written = 0;
     for (const auto& z : fs->View().zones) written += z.written_bytes;
     if (std::string(policy) == "eager") {
@@ -430,7 +430,7 @@ class OpenWriterCleaningTest : public ::testing::Test {
 TEST_F(OpenWriterCleaningTest, MovesEarlierExtentsOfFilesOpenForWriting) {
   ASSERT_NO_FATAL_FAILURE(Lay(768 << 10, 512 << 10, 256 << 10));
   ASSERT_TRUE(MovedOutOfX());
-  EXPECT_GE(fs_->Metrics().Find("resets_zc")->number(), 1);
+  EXPECT_GE(fs_->Stats().ToJson().Find("resets_zc")->number(), 1);
   ExpectJournaled(wdata_);
   EXPECT_EQ(ReadFile(rfs_.get(), "/000004.sst"), Pattern(4, 768 << 10));
   FinishAndRemount();
@@ -540,7 +540,7 @@ TEST(EngineTest, FsckIsCleanWhileTheCleanerCopies) {
   }
   Json m;
   for (int i = 0; i < 500; i++) {
-    m = fs->Metrics();
+    m = fs->Stats().ToJson();
     if (m.Find("resets_zc")->number() >= 1) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

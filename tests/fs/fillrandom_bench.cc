@@ -127,7 +127,7 @@ int Main(int argc, char** argv) {
       o.listeners.push_back(fs->listener());
       z = FillRandom(o, "/db", a, &zcpu);
     }
-    Json m = fs->Metrics();
+    Json m = fs->Stats().ToJson();
     if (std::getenv("ZONEKV_BENCH_METRICS")) std::printf("%s\n", m.Dump().c_str());
     fs.reset();
     std::filesystem::remove_all(a.posix_dir);

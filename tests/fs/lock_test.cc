@@ -35,7 +35,7 @@ constexpr const char* kDevice = "ram:zones=16,zone_size=1M,max_open=14,max_activ
 
 // A metric by path, e.g. Metric(fs, {"journal", "syncs"}).
 double Metric(const ZoneFs& fs, std::initializer_list<const char*> path) {
-  Json m = fs.Metrics();
+  Json m = fs.Stats().ToJson();
   const Json* j = &m;
   for (const char* k : path) {
     j = j->Find(k);
@@ -310,7 +310,7 @@ TEST(LatencyHistogramTest, QuantilesWithinABucketAndExactMax) {
   EXPECT_GE(h.QuantileNs(0.99), 990000u);
   EXPECT_LE(h.QuantileNs(0.99), 1000000u);
   EXPECT_EQ(h.QuantileNs(1.0), 1000000u);
-  Json j = h.ToJsonUs();
+  Json j = h.Summary().ToJson();
   EXPECT_EQ(j.Find("max")->number(), 1000.0);
 }
 
@@ -329,7 +329,7 @@ TEST(LockProfileTest, OffByDefault) {
   std::lock_guard<FsMutex> l(mu);
   FsMutex::Stats st;
   mu.StatsLocked(&st);
-  Json j = st.ToJson();
+  Json j = st.Summary().ToJson();
   EXPECT_EQ(j.Find("acquisitions")->number(), 2.0);
   EXPECT_EQ(j.Find("longest"), nullptr);
   EXPECT_EQ(j.Find("hold_cpu_us"), nullptr);
@@ -365,7 +365,7 @@ TEST(LockProfileTest, KeepsTheLongestHoldsWithTheirStacks) {
     std::free(names);
     EXPECT_TRUE(ours) << "hold " << i << " has no frame in fs_lock_test";
   }
-  Json j = st.ToJson();
+  Json j = st.Summary().ToJson();
   ASSERT_NE(j.Find("longest"), nullptr);
   EXPECT_NE(j.Find("longest")->Dump().find("fs_lock_test"), std::string::npos);
   ASSERT_NE(j.Find("hold_cpu_us"), nullptr);

@@ -105,7 +105,7 @@ TEST(PowerLossTest, DeleteIsDurableBeforeTheZoneReset) {
   ASSERT_TRUE(w->Close(io, nullptr).ok());
   w.reset();
   ASSERT_TRUE(rfs->DeleteFile("/000001.sst", io, nullptr).ok());  // eager reset of its zone
-  ASSERT_EQ(fs->Metrics().Find("resets_runtime")->number(), 1);
+  ASSERT_EQ(fs->Stats().ToJson().Find("resets_runtime")->number(), 1);
   ASSERT_TRUE(fault->SimulatePowerLoss().ok());
   fault->FailNth(FaultDevice::Op::kWrite, 1, true);
   fault->FailNth(FaultDevice::Op::kReset, 1, true);

@@ -41,7 +41,7 @@ class RocksDbTest : public ::testing::Test {
       // No device command ran under the file system's lock (the tests run
       // with ZONEKV_LOCK_CHECK=1, which would have aborted; this also holds
       // without it).
-      Json m = fs_->Metrics();
+      Json m = fs_->Stats().ToJson();
       const Json* lock = m.Find("lock");
       ASSERT_NE(lock, nullptr) << m.Dump();
       EXPECT_EQ(lock->Find("device_calls_held")->number(), 0) << m.Dump();
@@ -190,7 +190,7 @@ TEST_F(RocksDbTest, BlobDbWithGarbageCollectionAndReopen) {
       EXPECT_GE(f.hints.job, 0) << f.name;
     }
   }
-  Json m = fs_->Metrics();
+  Json m = fs_->Stats().ToJson();
   EXPECT_GT(m.Find("host_write_bytes")->number(), 4 * 1500 * 2048 * 0.9);
   for (const char* k : {"zc_copy_bytes", "resets_runtime", "resets_zc", "ezrc", "r_wp", "fs_waf", "space_used_ratio",
                         "free_ratio", "io_block_time_s", "policy_time_us"}) {
@@ -224,7 +224,7 @@ TEST_F(RocksDbCleaningTest, ModelHoldsWhileZonesAreCleaned) {
     Churn(rng, 1000, 3500, 4000);
     if (round % 3 == 2) CheckModel();
   }
-  Json m = fs_->Metrics();
+  Json m = fs_->Stats().ToJson();
   std::printf("cleaning under RocksDB: resets_zc %.0f, zc_copy_bytes %.0f, fs_waf %.3f\nlock %s\njournal %s\n",
               m.Find("resets_zc")->number(), m.Find("zc_copy_bytes")->Find("total")->number(),
               m.Find("fs_waf")->number(), m.Find("lock")->Dump().c_str(), m.Find("journal")->Dump().c_str());
@@ -254,7 +254,7 @@ TEST_F(RocksDbLazyResetTest, NeverResetsBelowThreshold) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 6; round++) Churn(rng, 1000, 2000, 4000);
   CheckModel();
-  Json m = fs_->Metrics();
+  Json m = fs_->Stats().ToJson();
   EXPECT_GT(m.Find("resets_runtime")->number(), 0) << m.Dump();
   EXPECT_GE(m.Find("r_wp_min")->number(), 0.6) << m.Dump();
 }
@@ -356,7 +356,7 @@ TEST_F(RocksDbTest, FileSystemOperations) {
   EXPECT_FALSE(fs->LockFile("/LOCK", io, &lock2, nullptr).ok());
   ASSERT_TRUE(fs->UnlockFile(lock, io, nullptr).ok());
   // Zones of the deleted file were reset at once (eager reset).
-  EXPECT_GT(fs_->Metrics().Find("resets_runtime")->number(), 0);
+  EXPECT_GT(fs_->Stats().ToJson().Find("resets_runtime")->number(), 0);
 }
 
 }  // namespace
