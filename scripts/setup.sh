@@ -3,7 +3,7 @@
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
 
-PACKAGES=(cmake ninja-build g++ libgtest-dev librocksdb-dev libzbd-dev pkg-config python3 python3-matplotlib)
+PACKAGES=(cmake ninja-build g++ libgtest-dev librocksdb-dev rocksdb-tools libzbd-dev pkg-config python3 python3-matplotlib)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -22,6 +22,8 @@
 
 namespace zonekv {
 
+struct ZoneFsOptions;
+
 // A latency histogram with log-linear buckets (32 per power of two, so any
 // percentile is within ~3% of the true value). Not thread-safe; keep one per
 // thread and Merge.
@@ -56,6 +58,9 @@ struct Scheme {
 };
 // NotFound listing the known schemes if `name` is unknown.
 Status LookupScheme(const std::string& name, Scheme* scheme);
+// Sets one file-system knob of a scheme or a command line: a policy option
+// (FsPolicyKnobs()) or the engine's emergency_zc. InvalidArgument naming it.
+Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts);
 std::vector<Scheme> AllSchemes();
 
 // A flag name and its help line.

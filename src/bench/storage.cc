@@ -168,19 +168,6 @@ class ZoneFsStorage : public BenchStorage {
   std::unique_ptr<rocksdb::Env> env_;
 };
 
-// One file-system knob: a policy option, or the engine's emergency_zc.
-Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts) {
-  if (key != "emergency_zc") return opts->policy.Set(key, value);
-  if (value == "true" || value == "1") {
-    opts->emergency_zc = true;
-  } else if (value == "false" || value == "0") {
-    opts->emergency_zc = false;
-  } else {
-    return Status::InvalidArgument("emergency_zc='" + value + "' is not a boolean (true/false)");
-  }
-  return Status::OK();
-}
-
 Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_ptr<BenchStorage>* out) {
   ZoneFsOptions opts;
   for (const auto& [k, v] : scheme.fs_knobs) {
@@ -204,6 +191,19 @@ Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_p
 }
 
 }  // namespace
+
+Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts) {
+  if (key != "emergency_zc") return opts->policy.Set(key, value);
+  if (value == "true" || value == "1") {
+    opts->emergency_zc = true;
+  } else if (value == "false" || value == "0") {
+    opts->emergency_zc = false;
+  } else {
+    return Status::InvalidArgument("emergency_zc='" + value + "' is not a boolean (true/false)");
+  }
+  return Status::OK();
+}
+
 
 Status OpenStorage(const BenchConfig& config, const Scheme& scheme, std::unique_ptr<BenchStorage>* out) {
   if (config.fs == "posix") {

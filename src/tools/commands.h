@@ -10,5 +10,6 @@ int FsCommand(int argc, char** argv);
 int BenchCommand(int argc, char** argv);
 int ExperimentCommand(int argc, char** argv);
 int FtlCommand(int argc, char** argv);
+int RunCommand(int argc, char** argv);
 
 }  // namespace zonekv

@@ -20,6 +20,7 @@ const Command kCommands[] = {
     {"fs", zonekv::FsCommand, "the zoned file system: mkfs, ls, df, zones, fsck, dump"},
     {"bench", zonekv::BenchCommand, "run a db_bench or YCSB workload on RocksDB over zonekv"},
     {"experiment", zonekv::ExperimentCommand, "run a named set of benchmarks and write results and figures"},
+    {"run", zonekv::RunCommand, "run stock db_bench, ldb or sst_dump with --fs_uri=zonekv://DEVICE"},
 };
 
 void Usage(FILE* out) {
