@@ -100,6 +100,16 @@ struct BenchConfig {
   std::string request_distribution; // YCSB: zipfian | latest | uniform; empty = the workload's own
   uint64_t seed = 1;
   uint64_t max_seconds = 0;         // per-phase limit; a phase reaching it ends the run; 0 = none
+  // db_bench's names: per-thread operations of write benchmarks (fill*,
+  // overwrite) and of read benchmarks (readrandom, readrandomwriterandom),
+  // 0 = num; a benchmark's length in seconds, after which it ends and the
+  // next starts (0 = by operations); a progress line every N seconds on
+  // stderr (0 = none); RocksDB's statistics appended to the summary.
+  uint64_t writes = 0;
+  uint64_t reads = 0;
+  uint64_t duration_s = 0;
+  uint64_t stats_interval_s = 0;
+  bool statistics = false;
 
   double scale = 1.0;               // the experiment scale this run stands for (recorded only)
   bool progress = false;            // draw a progress bar on stderr

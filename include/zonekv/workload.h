@@ -191,6 +191,8 @@ class YcsbOperationGenerator {
 
 // The db_bench benchmarks this runner implements.
 bool IsDbBenchWorkload(const std::string& name);  // fillrandom fillseq overwrite readrandom readrandomwriterandom
+// True for the db_bench benchmarks whose length --reads sets (the others: --writes).
+bool IsDbBenchRead(const std::string& name);
 // True for the db_bench benchmarks that expect an existing database.
 bool DbBenchNeedsData(const std::string& name);
 

@@ -70,6 +70,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   double all_s = 0;  // every phase, measured or not
   Json phases = Json::Array();
   std::string phase_rows;
+  std::string db_bench_lines;  // db_bench's own result line per measured phase
   bool timed_out = false;
   for (const auto& p : *in.phases) {
     double rate = p.elapsed_s > 0 ? static_cast<double>(p.total.ops) / p.elapsed_s : 0;
@@ -85,6 +86,19 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
     phase_rows += Fmt("  %-22s %-3s %12llu %10.2f %12.0f %10.1f%s\n", p.name.c_str(), p.measured ? "yes" : "no",
                       static_cast<unsigned long long>(p.total.ops), p.elapsed_s, rate, mbs,
                       p.timed_out ? "  (stopped by --max_seconds)" : "");
+    if (p.measured && p.total.ops > 0 && p.elapsed_s > 0) {
+      // As db_bench prints it: micros/op is thread time per operation.
+      std::string found = p.total.reads > 0 && p.total.writes == 0
+                              ? Fmt(" (%llu of %llu found)", static_cast<unsigned long long>(p.total.found),
+                                    static_cast<unsigned long long>(p.total.reads))
+                              : "";
+      db_bench_lines += Fmt("%-12s : %11.3f micros/op %ld ops/sec %.3f seconds %llu operations; %6.1f MB/s%s\n",
+                            p.name.c_str(),
+                            p.elapsed_s * 1e6 * static_cast<double>(in.config->threads) /
+                                static_cast<double>(p.total.ops),
+                            static_cast<long>(rate), p.elapsed_s, static_cast<unsigned long long>(p.total.ops), mbs,
+                            found.c_str());
+    }
     timed_out |= p.timed_out;
     all_s += p.elapsed_s;
     if (!p.measured) continue;
@@ -149,6 +163,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   out->json.Set("rocksdb", r);
 
   std::string& t = out->summary;
+  t += db_bench_lines;
   t += Fmt("zonekv bench: %s on %s, scheme %s, %llu thread(s), seed %llu\n", name.c_str(), config.fs.c_str(),
            config.scheme.c_str(), static_cast<unsigned long long>(config.threads),
            static_cast<unsigned long long>(config.seed));
@@ -175,6 +190,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
            "%llu compactions\n",
            HumanBytes(static_cast<double>(blobgc_copy_bytes)).c_str(), compaction_time_s, stall_time_s,
            static_cast<unsigned long long>(in.flushes), static_cast<unsigned long long>(in.compactions));
+  if (config.statistics && in.statistics != nullptr) t += "\nSTATISTICS:\n" + in.statistics->ToString();
 }
 
 }  // namespace zonekv

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -73,8 +74,12 @@ class Run {
     std::vector<ThreadStats> per_thread(phase.threads);
     std::vector<std::thread> threads;
     auto start = Clock::now();
-    deadline_ = config_.max_seconds == 0 ? Clock::time_point::max()
-                                         : start + std::chrono::seconds(config_.max_seconds);
+    const auto limit = config_.max_seconds == 0 ? Clock::time_point::max()
+                                                : start + std::chrono::seconds(config_.max_seconds);
+    // db_bench's --duration ends a measured phase normally; --max_seconds ends the run.
+    deadline_ = phase.measured && config_.duration_s > 0
+                    ? std::min(limit, start + std::chrono::seconds(config_.duration_s))
+                    : limit;
     shared_ops_.store(0);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -96,7 +101,7 @@ class Run {
     for (auto& th : threads) th.join();
     stats.elapsed_s = static_cast<double>(NanosSince(start)) / 1e9;
     for (const auto& ts : per_thread) stats.Merge(ts);
-    stats.timed_out = !failed() && Clock::now() >= deadline_;
+    stats.timed_out = !failed() && Clock::now() >= limit;
     return stats;
   }
 
@@ -206,7 +211,11 @@ class Run {
   void DbBenchThread(const PhaseSpec& phase, uint64_t seed, ThreadStats* ts) {
     DbBenchOperationGenerator gen(phase.name, config_.num, static_cast<uint32_t>(config_.read_write_percent), seed);
     Random64 rng(seed + 1);
-    for (uint64_t i = 0; i < config_.num && !Stop(); i++) {
+    // Each thread does its share of the phase (--num, --writes or --reads),
+    // or, with db_bench's --duration, runs until the deadline.
+    const uint64_t n = phase.measured && config_.duration_s > 0 ? std::numeric_limits<uint64_t>::max()
+                                                                : phase.ops / phase.threads;
+    for (uint64_t i = 0; i < n && !Stop(); i++) {
       if (!Execute(gen.Next(i), false, &rng, ts)) return;
     }
   }
@@ -255,8 +264,15 @@ class Run {
 // Samples the storage and throughput once per second and draws the progress bar.
 class Sampler {
  public:
-  Sampler(BenchStorage* storage, Run* run, uint64_t total_ops, bool progress)
-      : storage_(storage), run_(run), total_ops_(total_ops), progress_(progress), start_(Clock::now()) {
+  // stats_interval_s: print a db_bench-style interval line on stderr this
+  // often (0 = never).
+  Sampler(BenchStorage* storage, Run* run, uint64_t total_ops, bool progress, uint64_t stats_interval_s)
+      : storage_(storage),
+        run_(run),
+        total_ops_(total_ops),
+        progress_(progress),
+        stats_interval_s_(stats_interval_s),
+        start_(Clock::now()) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~Sampler() { Stop(); }
@@ -291,6 +307,7 @@ class Sampler {
       if (progress_) Draw(now);
       if (now < next_sample) continue;
       next_sample += std::chrono::seconds(1);
+      if (stats_interval_s_ > 0 && ++seconds_ % stats_interval_s_ == 0) PrintInterval(now);
       lock.unlock();
       Record(now);
       lock.lock();
@@ -312,6 +329,18 @@ class Sampler {
     samples_.push_back(std::move(j));
     last_ops_ = ops;
     last_ = now;
+  }
+
+  // REQUIRES: mu_ held. db_bench's --stats_interval_seconds line.
+  void PrintInterval(Clock::time_point now) {
+    uint64_t ops = run_->completed_ops();
+    double dt = std::chrono::duration<double>(now - interval_start_).count();
+    if (interval_start_ == Clock::time_point()) dt = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "%s ... %llu ops total, %.1f ops/second in the last %.1f seconds\n",
+                 run_->current_phase().c_str(), static_cast<unsigned long long>(ops),
+                 dt > 0 ? static_cast<double>(ops - interval_ops_) / dt : 0.0, dt);
+    interval_ops_ = ops;
+    interval_start_ = now;
   }
 
   // REQUIRES: mu_ held. Draws only after two seconds, so short runs stay quiet.
@@ -341,6 +370,10 @@ class Sampler {
   Run* run_;
   uint64_t total_ops_;
   bool progress_;
+  const uint64_t stats_interval_s_;
+  uint64_t seconds_ = 0;                // sampler ticks so far
+  uint64_t interval_ops_ = 0;           // completed ops at the last interval line
+  Clock::time_point interval_start_{};  // time of the last interval line
   Clock::time_point start_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -369,6 +402,10 @@ Status PlanPhases(const BenchConfig& config, std::vector<PhaseSpec>* phases, Ycs
   }
   if (config.num == 0) return Status::InvalidArgument("--num must be at least 1");
   bool is_ycsb = IsYcsbWorkload(config.workloads[0]);
+  if (is_ycsb && (config.writes != 0 || config.reads != 0 || config.duration_s != 0)) {
+    return Status::InvalidArgument("--writes, --reads and --duration apply to db_bench workloads, not " +
+                                   config.workloads[0] + " (use --operationcount and --max_seconds)");
+  }
   *value_size = config.value_size != 0 ? config.value_size : (is_ycsb ? 1000 : 100);
   if (*value_size > (64u << 20)) {
     return Status::InvalidArgument("--value_size=" + std::to_string(*value_size) + ": must be at most 64M");
@@ -407,7 +444,9 @@ Status PlanPhases(const BenchConfig& config, std::vector<PhaseSpec>* phases, Ycs
     phases->push_back({"fillseq", PhaseKind::kDbBench, false, 1, config.num});
   }
   for (const auto& w : config.workloads) {
-    phases->push_back({w, PhaseKind::kDbBench, true, config.threads, config.num * config.threads});
+    uint64_t per_thread = IsDbBenchRead(w) ? config.reads : config.writes;
+    if (per_thread == 0) per_thread = config.num;
+    phases->push_back({w, PhaseKind::kDbBench, true, config.threads, per_thread * config.threads});
   }
   return Status::OK();
 }
@@ -488,7 +527,10 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
       .Set("value_size", value_size)
       .Set("threads", config.threads)
       .Set("readwritepercent", config.read_write_percent)
-      .Set("max_seconds", config.max_seconds);
+      .Set("max_seconds", config.max_seconds)
+      .Set("writes", config.writes)
+      .Set("reads", config.reads)
+      .Set("duration", config.duration_s);
   if (IsYcsbWorkload(config.workloads[0])) {
     wl.Set("recordcount", phases[0].ops).Set("operationcount", phases[1].ops);
     wl.Set("proportions", Json::Object()
@@ -525,7 +567,7 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   std::vector<PhaseStats> results;
   Json timeseries;
   {
-    Sampler sampler(storage.get(), &run, total_ops, config.progress);
+    Sampler sampler(storage.get(), &run, total_ops, config.progress, config.stats_interval_s);
     for (size_t i = 0; i < phases.size() && !run.failed(); i++) {
       results.push_back(run.RunPhase(phases[i], i));
       if (results.back().timed_out) break;

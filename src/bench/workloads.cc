@@ -81,6 +81,8 @@ bool IsDbBenchWorkload(const std::string& name) {
   return false;
 }
 
+bool IsDbBenchRead(const std::string& name) { return name == "readrandom" || name == "readrandomwriterandom"; }
+
 bool DbBenchNeedsData(const std::string& name) {
   return name == "overwrite" || name == "readrandom" || name == "readrandomwriterandom";
 }

@@ -33,6 +33,12 @@ const char kSynopsis[] =
 
 void DefineFlags(Flags* f) {
   f->Define("workload", "fillrandom", "db_bench list (fillseq,overwrite) or one YCSB workload (ycsb-a, sv-wla, ...)");
+  f->Define("benchmarks", "", "db_bench's name for --workload");
+  f->Define("writes", "", "db_bench: operations per thread of each write benchmark (default --num)");
+  f->Define("reads", "", "db_bench: operations per thread of each read benchmark (default --num)");
+  f->Define("duration", "0", "db_bench: seconds each benchmark runs before the next starts (0 = by operations)");
+  f->Define("stats_interval_seconds", "0", "db_bench: print ops and ops/s on stderr this often (0 = never)");
+  f->Define("statistics", "false", "db_bench: print RocksDB's statistics after the run", true);
   f->Define("num", "100000", "db_bench: key space and operations per thread; YCSB: default record/operation count");
   f->Define("key_size", "16", "key size in bytes");
   f->Define("value_size", "", "value size in bytes (default 100 for db_bench, 1000 for YCSB)");
@@ -78,7 +84,19 @@ Status OptionalUint(const Flags& f, const std::string& name, uint64_t* v) {
 }
 
 Status BuildConfig(const Flags& f, BenchConfig* c) {
-  c->workloads = Split(f.Str("workload"));
+  std::string workload = f.Str("workload");
+  if (f.WasSet("benchmarks")) {
+    if (f.WasSet("workload") && f.Str("workload") != f.Str("benchmarks")) {
+      return Status::InvalidArgument("--benchmarks and --workload name the same thing; give one");
+    }
+    workload = f.Str("benchmarks");
+  }
+  c->workloads = Split(workload);
+  ZONEKV_RETURN_IF_ERROR(OptionalUint(f, "writes", &c->writes));
+  ZONEKV_RETURN_IF_ERROR(OptionalUint(f, "reads", &c->reads));
+  ZONEKV_RETURN_IF_ERROR(f.Uint("duration", &c->duration_s));
+  ZONEKV_RETURN_IF_ERROR(f.Uint("stats_interval_seconds", &c->stats_interval_s));
+  ZONEKV_RETURN_IF_ERROR(f.Bool("statistics", &c->statistics));
   ZONEKV_RETURN_IF_ERROR(f.Uint("num", &c->num));
   ZONEKV_RETURN_IF_ERROR(f.Uint("key_size", &c->key_size));
   if (!f.Str("value_size").empty()) ZONEKV_RETURN_IF_ERROR(f.Bytes("value_size", &c->value_size));

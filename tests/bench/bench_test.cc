@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
+#include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -335,6 +338,64 @@ TEST(BenchTest, PosixFsObjectHasTheStableKeysWithNeutralValues) {
   EXPECT_NE(out.summary.find("resets: runtime 0, ZC 0, EZRC 0, R_WP 0.000; DLWA 1.000, FS WAF 1.000"),
             std::string::npos)
       << out.summary;
+}
+
+}  // namespace
+}  // namespace zonekv
+
+namespace zonekv {
+namespace {
+
+// db_bench's names: --writes and --reads set each benchmark's operations,
+// --duration ends a benchmark and starts the next, and the summary carries
+// db_bench's result line, in the form scripts parse.
+TEST(BenchDbBenchNamesTest, WritesReadsDurationAndResultLines) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.workloads = {"fillrandom", "readrandom"};
+  c.threads = 2;
+  c.writes = 700;
+  c.reads = 300;
+  BenchOutput out;
+  ASSERT_TRUE(RunBench(c, &out).ok());
+  const Json* phases = At(out.json, "workload.phases");
+  ASSERT_NE(phases, nullptr);
+  // Operations per benchmark, read from db_bench's result lines.
+  auto result_lines = [](const std::string& summary) {
+    std::regex line(R"(^(\w+)\s+:\s+([\d.]+) micros/op (\d+) ops/sec ([\d.]+) seconds (\d+) operations;\s+([\d.]+) MB/s)");
+    std::map<std::string, uint64_t> ops;
+    std::istringstream in(summary);
+    for (std::string l; std::getline(in, l);) {
+      std::smatch m;
+      if (std::regex_search(l, m, line)) ops[m[1]] = std::stoull(m[5]);
+    }
+    return ops;
+  };
+  std::map<std::string, uint64_t> ops = result_lines(out.summary);
+  EXPECT_EQ(ops["fillrandom"], 1400u) << out.summary;  // 700 per thread
+  EXPECT_EQ(ops["readrandom"], 600u) << out.summary;
+  EXPECT_NE(out.summary.find(" of 600 found)"), std::string::npos) << out.summary;
+
+  // --duration: each benchmark runs about that long, past --num, and the run goes on.
+  c.writes = c.reads = 0;
+  c.num = 100;
+  c.duration_s = 1;
+  BenchOutput timed;
+  ASSERT_TRUE(RunBench(c, &timed).ok());
+  const Json* p = At(timed.json, "workload.phases");
+  ASSERT_NE(p, nullptr);
+  std::string dump = p->Dump();
+  EXPECT_EQ(dump.find("\"timed_out\":true"), std::string::npos) << dump;
+  std::map<std::string, uint64_t> timed_ops = result_lines(timed.summary);
+  EXPECT_GT(timed_ops["fillrandom"], 200u) << timed.summary;  // past 2 threads x --num
+  EXPECT_GT(timed_ops["readrandom"], 200u) << timed.summary;
+
+  // YCSB has its own names for these.
+  BenchConfig y = TinyConfig("ycsb-a");
+  y.writes = 10;
+  BenchOutput bad;
+  Status s = RunBench(y, &bad);
+  EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument));
+  EXPECT_NE(s.message().find("--operationcount"), std::string::npos) << s.message();
 }
 
 }  // namespace
