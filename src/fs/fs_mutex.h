@@ -13,14 +13,12 @@
 // readings (a few microseconds). Off, it costs one predictable branch per
 // lock and unlock.
 //
-// Usable with std::unique_lock / std::lock_guard and std::condition_variable_any
-// (a wait unlocks and relocks through lock()/unlock(), so the time spent
+// Usable with MutexLock (zonekv/mutex.h) and std::condition_variable_any (a
+// wait unlocks and relocks through lock()/unlock(), so the time spent
 // waiting on a condition variable is neither hold nor wait time; reacquiring
-// after the wakeup is wait time).
-//
-// Thread-safety annotations: the macros below expand to clang's attributes
-// under clang and to nothing otherwise (gcc builds this project); they state
-// the lock contracts where the compiler cannot check them.
+// after the wakeup is wait time). Annotated for clang's thread-safety
+// analysis (zonekv/thread_annotations.h): a ZONEKV_CAPABILITY whose
+// statistics are guarded by the lock itself.
 #pragma once
 
 #include <chrono>
@@ -29,19 +27,7 @@
 #include <vector>
 
 #include "zonekv/fs_lock_stats.h"
-
-#if defined(__clang__)
-#define ZONEKV_TSA(x) __attribute__((x))
-#else
-#define ZONEKV_TSA(x)
-#endif
-#define ZONEKV_CAPABILITY(x) ZONEKV_TSA(capability(x))
-#define ZONEKV_GUARDED_BY(x) ZONEKV_TSA(guarded_by(x))
-#define ZONEKV_REQUIRES(...) ZONEKV_TSA(requires_capability(__VA_ARGS__))
-#define ZONEKV_EXCLUDES(...) ZONEKV_TSA(locks_excluded(__VA_ARGS__))
-#define ZONEKV_ACQUIRE(...) ZONEKV_TSA(acquire_capability(__VA_ARGS__))
-#define ZONEKV_RELEASE(...) ZONEKV_TSA(release_capability(__VA_ARGS__))
-#define ZONEKV_TRY_ACQUIRE(...) ZONEKV_TSA(try_acquire_capability(__VA_ARGS__))
+#include "zonekv/thread_annotations.h"
 
 namespace zonekv {
 
@@ -75,7 +61,6 @@ class ZONEKV_CAPABILITY("mutex") FsMutex {
  public:
   void lock() ZONEKV_ACQUIRE();
   void unlock() ZONEKV_RELEASE();
-  bool try_lock() ZONEKV_TRY_ACQUIRE(true);
 
   // Whether the calling thread holds any FsMutex.
   static bool HeldByThisThread();
@@ -128,18 +113,17 @@ class ZONEKV_CAPABILITY("mutex") FsMutex {
   void ProfileRelease(uint64_t wall_ns) ZONEKV_REQUIRES(this);
 
   const bool profile_ = ProfileFromEnv();
-  std::mutex mu_;
-  std::chrono::steady_clock::time_point acquired_;  // GUARDED_BY(this)
-  LatencyHistogram hold_;                           // GUARDED_BY(this)
-  LatencyHistogram wait_;                           // GUARDED_BY(this)
-  // The profile (all GUARDED_BY(this)): the current hold and the longest
-  // ones, sorted by wall_ns (longest_) and by CPU time (longest_cpu_),
-  // largest first.
-  Hold current_;
-  Usage acquired_usage_;
-  LatencyHistogram hold_cpu_;
-  std::vector<Hold> longest_;
-  std::vector<Hold> longest_cpu_;
+  std::mutex mu_;  // the lock itself; the analysis sees `this`, taken by lock()
+  std::chrono::steady_clock::time_point acquired_ ZONEKV_GUARDED_BY(this);
+  LatencyHistogram hold_ ZONEKV_GUARDED_BY(this);
+  LatencyHistogram wait_ ZONEKV_GUARDED_BY(this);
+  // The profile: the current hold and the longest ones, sorted by wall_ns
+  // (longest_) and by CPU time (longest_cpu_), largest first.
+  Hold current_ ZONEKV_GUARDED_BY(this);
+  Usage acquired_usage_ ZONEKV_GUARDED_BY(this);
+  LatencyHistogram hold_cpu_ ZONEKV_GUARDED_BY(this);
+  std::vector<Hold> longest_ ZONEKV_GUARDED_BY(this);
+  std::vector<Hold> longest_cpu_ ZONEKV_GUARDED_BY(this);
 };
 
 }  // namespace zonekv

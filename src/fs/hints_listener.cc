@@ -8,13 +8,13 @@
 // zone. Key ranges are known only once a flush or compaction completes; they
 // are read from the DB's live file metadata then.
 #include <map>
-#include <mutex>
 
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 
 #include "zone_fs_impl.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 namespace {
@@ -51,16 +51,16 @@ class HintsListener : public rocksdb::EventListener {
 
  private:
   void SetJobLevel(int job, int level) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     levels_[job] = level;
   }
   int JobLevel(int job) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     auto it = levels_.find(job);
     return it == levels_.end() ? -1 : it->second;
   }
   void EndJob(int job) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     levels_.erase(job);
   }
   void RecordRanges(rocksdb::DB* db, const std::vector<std::string>& outputs) {
@@ -78,8 +78,8 @@ class HintsListener : public rocksdb::EventListener {
   }
 
   std::shared_ptr<ZoneFs> fs_;
-  std::mutex mu_;
-  std::map<int, int> levels_;  // running job id -> output level
+  Mutex mu_;
+  std::map<int, int> levels_ ZONEKV_GUARDED_BY(mu_);  // running job id -> output level
 };
 
 }  // namespace

@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <mutex>
 #include <sys/time.h>
 
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 
 #include "zone_fs_impl.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 namespace {
@@ -227,7 +227,7 @@ class ZkvLogger : public rocksdb::Logger {
       line.append(buf, static_cast<size_t>(m));
     }
     if (line.empty() || line.back() != '\n') line.push_back('\n');
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (file_ && file_->Append(line, IOOptions(), nullptr).ok()) size_bytes_ += line.size();
   }
   // Flush() keeps the default no-op: a sync here would pad a block per call.
@@ -238,7 +238,7 @@ class ZkvLogger : public rocksdb::Logger {
 
  protected:
   rocksdb::Status CloseImpl() override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (!file_) return rocksdb::Status::OK();
     IOStatus s = file_->Close(IOOptions(), nullptr);
     file_.reset();
@@ -246,8 +246,8 @@ class ZkvLogger : public rocksdb::Logger {
   }
 
  private:
-  std::mutex mu_;
-  std::unique_ptr<rocksdb::FSWritableFile> file_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::unique_ptr<rocksdb::FSWritableFile> file_ ZONEKV_GUARDED_BY(mu_);
   std::atomic<size_t> size_bytes_{0};               // bytes appended so far
 };
 

@@ -124,7 +124,7 @@ Status ZoneFs::Impl::Mount() {
   if (infos.size() != geo_.nr_zones) return Status::IOError("zone report returned " + std::to_string(infos.size()) + " zones");
   readers_ = std::make_unique<std::atomic<uint32_t>[]>(geo_.nr_zones);
 
-  Lock l(mu_);
+  MutexLock l(&mu_);
   zones_.resize(geo_.nr_zones);
   for (const auto& zi : infos) {
     ZoneEntry& z = zones_[zi.id];
@@ -190,15 +190,16 @@ Status ZoneFs::Impl::Mount() {
   ZONEKV_RETURN_IF_ERROR(journal_->Roll(snapshot.EncodeSnapshot()));
   l.lock();
   NoteJournalPosLocked();
+  const bool cleans = zc_->Cleans();
   l.unlock();
   RuntimeReset();
-  if (zc_->Cleans()) cleaner_ = std::thread([this] { CleanerLoop(); });
+  if (cleans) cleaner_ = std::thread([this] { CleanerLoop(); });
   return Status::OK();
 }
 
 void ZoneFs::Impl::Shutdown() {
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (shut_down_) return;
     shut_down_ = true;
     stop_ = true;
@@ -249,14 +250,14 @@ void ZoneFs::Impl::NoteJournalPosLocked() {
   journal_pos_.rolls = journal_->rolls();
 }
 
-Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
+Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq) {
   counters_.journal_syncs++;
   for (;;) {
     if (durable_seq_ >= seq) return Status::OK();
     if (!journal_error_.ok()) return journal_error_;
     if (journal_writing_ || (flushes_in_flight_ > 0 && flush_target_ >= seq)) {
       // The running commit may cover seq; if not, lead the next one.
-      journal_cv_.wait(*l);
+      journal_cv_.wait(mu_);
       continue;
     }
     // Lead: cut the queue and, if the journal must roll, take the snapshot
@@ -270,9 +271,9 @@ Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
     // The snapshot is copied here and encoded without mu_.
     MetaState snapshot;
     if (!batch.empty() && !journal_->Fits(batch.size())) snapshot = SnapshotLocked();
-    l->unlock();
+    mu_.unlock();
     Status s = batch.empty() ? Status::OK() : journal_->Append(batch, [&] { return snapshot.EncodeSnapshot(); });
-    l->lock();
+    mu_.lock();
     journal_writing_ = false;
     if (s.ok()) {
       if (!batch.empty()) {
@@ -285,9 +286,9 @@ Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
       flushes_in_flight_++;
       flush_target_ = std::max(flush_target_, cut);
       journal_cv_.notify_all();
-      l->unlock();
+      mu_.unlock();
       s = dev_->Flush();
-      l->lock();
+      mu_.lock();
       flushes_in_flight_--;
       counters_.journal_flushes++;
       if (s.ok()) durable_seq_ = std::max(durable_seq_, cut);
@@ -304,7 +305,7 @@ Status ZoneFs::Impl::CommitJournalLocked(uint64_t seq, Lock* l) {
 }
 
 Status ZoneFs::Impl::Sync() {
-  Lock l(mu_);
+  MutexLock l(&mu_);
   if (opts_.read_only) return Status::OK();
   for (auto& [id, f] : files_) {
     if (f->deleted) continue;
@@ -319,12 +320,12 @@ Status ZoneFs::Impl::Sync() {
       ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
     }
   }
-  return CommitJournalLocked(enqueued_seq_, &l);
+  return CommitJournalLocked(enqueued_seq_);
 }
 
 Status ZoneFs::Impl::SyncJournal() {
-  Lock l(mu_);
-  return CommitJournalLocked(enqueued_seq_, &l);
+  MutexLock l(&mu_);
+  return CommitJournalLocked(enqueued_seq_);
 }
 
 // ---- Namespace ---------------------------------------------------------------------
@@ -390,7 +391,7 @@ Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
   Status s;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     FileRecord* f = nullptr;
     s = CreateLocked(name, &f);
     dropped.swap(dropped_);  // the file `name` replaced, if any
@@ -405,7 +406,7 @@ Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
 }
 
 Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) ZONEKV_RETURN_IF_ERROR(CreateLocked(name, &f));
   if (f->writing) return Status::Busy(name + " is already open for writing");
@@ -417,7 +418,7 @@ Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
 }
 
 Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return Status::NotFound(name + ": no such file");
   f->handles++;
@@ -429,7 +430,7 @@ void ZoneFs::Impl::CloseHandle(FileRecord* f) {
   bool freed = false;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (--f->handles == 0 && f->deleted) {
       DropFileLocked(f);
       freed = true;
@@ -442,7 +443,7 @@ void ZoneFs::Impl::CloseHandle(FileRecord* f) {
 Status ZoneFs::Impl::DeleteFile(const std::string& name) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
     FileRecord* f = FindLocked(name);
     if (f == nullptr) return Status::NotFound(name + ": no such file");
@@ -458,7 +459,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
 Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
     FileRecord* f = FindLocked(src);
     if (f == nullptr) return Status::NotFound(src + ": no such file");
@@ -492,13 +493,13 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
 }
 
 Status ZoneFs::Impl::FileExists(const std::string& name) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (name == "/" || names_.count(name) || dirs_.count(name)) return Status::OK();
   return Status::NotFound(name + ": no such file or directory");
 }
 
 Status ZoneFs::Impl::IsDirectory(const std::string& name, bool* is_dir) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (name == "/" || dirs_.count(name)) {
     *is_dir = true;
     return Status::OK();
@@ -511,7 +512,7 @@ Status ZoneFs::Impl::IsDirectory(const std::string& name, bool* is_dir) {
 }
 
 Status ZoneFs::Impl::GetFileSize(const std::string& name, uint64_t* size) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return Status::NotFound(name + ": no such file");
   *size = f->meta.size_bytes;
@@ -519,7 +520,7 @@ Status ZoneFs::Impl::GetFileSize(const std::string& name, uint64_t* size) {
 }
 
 Status ZoneFs::Impl::GetModificationTime(const std::string& name, uint64_t* mtime_s) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) {
     if (dirs_.count(name) || name == "/") {
@@ -541,7 +542,7 @@ Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string
   // (allocations, a set) happens without it.
   std::vector<std::string> names;
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (dir != "/" && !dirs_.count(dir)) return Status::NotFound(dir + ": no such directory");
     for (auto it = names_.lower_bound(prefix); it != names_.end() && under(it->first); ++it) {
       names.push_back(it->first);
@@ -557,7 +558,7 @@ Status ZoneFs::Impl::GetChildren(const std::string& dir, std::vector<std::string
 }
 
 Status ZoneFs::Impl::CreateDir(const std::string& name, bool ok_if_exists) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (name == "/" || dirs_.count(name)) {
     return ok_if_exists ? Status::OK() : Status::InvalidArgument(name + ": directory exists");
   }
@@ -573,7 +574,7 @@ Status ZoneFs::Impl::CreateDir(const std::string& name, bool ok_if_exists) {
 }
 
 Status ZoneFs::Impl::DeleteDir(const std::string& name) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (!dirs_.count(name)) return Status::NotFound(name + ": no such directory");
   std::string prefix = name + "/";
   auto it = names_.lower_bound(prefix);
@@ -592,7 +593,7 @@ Status ZoneFs::Impl::DeleteDir(const std::string& name) {
 
 Status ZoneFs::Impl::LockFile(const std::string& name) {
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (locks_.count(name)) return Status::Busy("lock " + name + " is already held by this process");
     locks_.insert(name);
     if (FindLocked(name) != nullptr || opts_.read_only) return Status::OK();
@@ -604,14 +605,14 @@ Status ZoneFs::Impl::LockFile(const std::string& name) {
     CloseHandle(f);
   }
   if (!s.ok()) {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     locks_.erase(name);
   }
   return s;
 }
 
 Status ZoneFs::Impl::UnlockFile(const std::string& name) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (!locks_.erase(name)) return Status::InvalidArgument("lock " + name + " is not held");
   return Status::OK();
 }
@@ -619,7 +620,7 @@ Status ZoneFs::Impl::UnlockFile(const std::string& name) {
 // ---- Hints -------------------------------------------------------------------------
 
 void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   if (f->meta.hints.lifetime != lt) {
     f->meta.hints.lifetime = lt;
     f->hints_dirty = true;
@@ -627,7 +628,7 @@ void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
 }
 
 void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) {
     pending_jobs_[name] = {job, level};
@@ -642,7 +643,7 @@ void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
 
 void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::string& smallest,
                                  const std::string& largest) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FileRecord* f = FindLocked(name);
   if (f == nullptr) return;
   FileHints& h = f->meta.hints;

@@ -15,9 +15,10 @@
 namespace zonekv {
 
 void ZoneFs::Impl::CleanerLoop() {
-  Lock l(mu_);
+  MutexLock l(&mu_);
   while (!stop_) {
-    clean_cv_.wait_for(l, std::chrono::milliseconds(opts_.zc_interval_ms), [this] { return stop_ || clean_kick_; });
+    clean_cv_.wait_for(l, std::chrono::milliseconds(opts_.zc_interval_ms),
+                       [this]() ZONEKV_REQUIRES(mu_) { return stop_ || clean_kick_; });
     if (stop_) break;
     clean_kick_ = false;
     l.unlock();
@@ -36,7 +37,7 @@ int ZoneFs::Impl::CleanOnce() {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
     BuildViewLocked(false, nullptr, zc_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
     // A zone holding an extent that cannot move cannot be emptied
@@ -74,20 +75,20 @@ int ZoneFs::Impl::CleanOnce() {
     // consumes is recycled within the pass.
     bool migrated = !out_of_space && MigrateZone(z);
     out_of_space |= !migrated;
-    Lock l(mu_);
+    MutexLock l(&mu_);
     ZoneEntry& e = zones_[z];
     e.cleaning = false;
-    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z, &l).ok()) {
+    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z).ok()) {
       counters_.resets_zc++;
       reset++;
     }
   }
-  Lock l(mu_);
+  MutexLock l(&mu_);
   if (cleaner_zone_ >= 0 && IsOpen(zones_[cleaner_zone_].state) && !zones_[cleaner_zone_].closing) {
     zones_[cleaner_zone_].closing = true;
     closes_.push_back(static_cast<uint32_t>(cleaner_zone_));
   }
-  CloseReleasedZonesLocked(&l);
+  CloseReleasedZonesLocked();
   zone_cv_.notify_all();
   return reset;
 }
@@ -100,7 +101,7 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     uint32_t z = 0;
     uint64_t off = 0, chunk = 0;
     {
-      std::lock_guard<FsMutex> l(mu_);
+      MutexLock l(&mu_);
       if (stop_) return false;
       if (cleaner_zone_ < 0) {
         // The empty zone the allocation view kept back for us.
@@ -125,7 +126,7 @@ bool ZoneFs::Impl::CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact,
     ZoneInfo info;
     // After a failure, where the device's write pointer is now.
     bool reported = !s.ok() && dev_->ReportZone(z, &info).ok();
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     if (!s.ok()) {
       if (reported) {
         zones_[z].state = info.state;
@@ -165,7 +166,7 @@ void ZoneFs::Impl::Uncount(const Extent& p, ValidOwner owner) {
 }
 
 void ZoneFs::Impl::DropCopies(const std::vector<std::vector<Extent>>& moved, ValidOwner owner) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   for (const auto& pieces : moved) {
     for (const auto& p : pieces) Uncount(p, owner);
   }
@@ -185,7 +186,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
   };
   std::vector<Item> items;
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     for (const auto& [name, f] : names_) {
       for (size_t i = 0; i < f->meta.extents.size(); i++) {
         // An extent that cannot move keeps the victim from being reset:
@@ -214,7 +215,7 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         return false;
       }
     }
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     auto it = files_.find(items[k].file);
     FileRecord* f = it == files_.end() ? nullptr : it->second.get();
     bool same = f != nullptr && !f->deleted;

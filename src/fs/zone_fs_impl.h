@@ -26,6 +26,17 @@
 // Lock order: mu_, then readers_mu_. Nothing waits for mu_ while holding
 // readers_mu_.
 //
+// The compiler checks these contracts (clang's thread-safety analysis,
+// docs/fs-locking.md): the fields below are ZONEKV_GUARDED_BY(mu_), the
+// ...Locked functions ZONEKV_REQUIRES(mu_), the public ones
+// ZONEKV_EXCLUDES(mu_). A function that releases mu_ around a device command
+// REQUIRES it and calls mu_.unlock() and mu_.lock() itself, so the analysis
+// also checks that nothing guarded is touched in between. What it cannot
+// see: a FileRecord or ZoneEntry reached through a pointer or reference is
+// guarded by mu_ too (its fields cannot name the engine's lock), so such a
+// pointer is only dereferenced under mu_, and a reference taken before mu_
+// is released is used again only after it is retaken.
+//
 // The debug check: every device command goes through LockCheckedDevice,
 // which counts commands issued under `mu_` (fs.lock.device_calls_held) and,
 // with ZONEKV_LOCK_CHECK=1 (set for the tests), aborts naming the command.
@@ -43,7 +54,6 @@
 #include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -54,6 +64,8 @@
 #include "lock_checked_device.h"
 #include "metadata.h"
 #include "zonekv/fs_policy.h"
+#include "zonekv/mutex.h"
+#include "zonekv/thread_annotations.h"
 #include "zonekv/zonefs.h"
 
 namespace zonekv {
@@ -84,8 +96,9 @@ struct PolicyTimer : PolicyTimeStats {
   }
 };
 
-// The engine's counters behind Stats() (docs/metrics.md). GUARDED_BY(mu_);
-// Stats() copies them under the lock and reports them without it.
+// The engine's counters behind Stats() (docs/metrics.md). Guarded by the
+// engine's mu_ (ZoneFs::Impl::counters_); Stats() copies them under the lock
+// and reports them without it.
 struct FsCounters {
   uint64_t zc_copy_bytes[kFileKindCount] = {};  // indexed by FileKind
   uint64_t resets_runtime = 0;
@@ -104,7 +117,8 @@ struct FsCounters {
   PolicyTimer alloc_time, zc_time, reset_time;
 };
 
-// A file as the engine tracks it.
+// A file as the engine tracks it. Guarded by the engine's mu_ (reached
+// through files_ and names_, or a handle's pointer used under mu_).
 struct FileRecord {
   FileMeta meta;                  // extents, exact size, hints (what the journal holds)
   std::vector<uint64_t> ext_end;  // file offset just past extent i
@@ -124,6 +138,7 @@ struct ValidOwner {
   static ValidOwner Of(const FileHints& h) { return ValidOwner{h.kind, h.number}; }
 };
 
+// A zone as the engine tracks it. Guarded by the engine's mu_ (zones_).
 struct ZoneEntry {
   uint64_t capacity_bytes = 0;
   uint64_t wp_bytes = 0;          // relative to the zone start
@@ -167,63 +182,64 @@ class ZoneFs::Impl {
   ~Impl();
 
   static Status Format(ZonedDevice* dev, const ZoneFsOptions& opts);
-  [[nodiscard]] Status Mount();
+  [[nodiscard]] Status Mount() ZONEKV_EXCLUDES(mu_);
   // Stops the cleaner and syncs; idempotent.
-  void Shutdown();
+  void Shutdown() ZONEKV_EXCLUDES(mu_);
 
   // ---- Namespace (names are normalized absolute paths) ----
   // Public methods take `mu_` themselves: EXCLUDES mu_.
   // Creates (or truncates) `name` for writing. The handle must be closed
   // with CloseHandle after CloseWriter.
-  Status CreateFile(const std::string& name, FileRecord** out);
+  Status CreateFile(const std::string& name, FileRecord** out) ZONEKV_EXCLUDES(mu_);
   // Opens an existing file for writing at its end (creates it if missing).
-  Status ReopenFile(const std::string& name, FileRecord** out);
-  Status OpenForRead(const std::string& name, FileRecord** out);
-  void CloseHandle(FileRecord* f);
-  Status DeleteFile(const std::string& name);
-  Status RenameFile(const std::string& src, const std::string& dst);
-  Status FileExists(const std::string& name);
-  Status IsDirectory(const std::string& name, bool* is_dir);
-  Status GetFileSize(const std::string& name, uint64_t* size);
-  Status GetModificationTime(const std::string& name, uint64_t* mtime_s);
-  Status GetChildren(const std::string& dir, std::vector<std::string>* out);
-  Status CreateDir(const std::string& name, bool ok_if_exists);
-  Status DeleteDir(const std::string& name);
-  Status LockFile(const std::string& name);
-  Status UnlockFile(const std::string& name);
+  Status ReopenFile(const std::string& name, FileRecord** out) ZONEKV_EXCLUDES(mu_);
+  Status OpenForRead(const std::string& name, FileRecord** out) ZONEKV_EXCLUDES(mu_);
+  void CloseHandle(FileRecord* f) ZONEKV_EXCLUDES(mu_);
+  Status DeleteFile(const std::string& name) ZONEKV_EXCLUDES(mu_);
+  Status RenameFile(const std::string& src, const std::string& dst) ZONEKV_EXCLUDES(mu_);
+  Status FileExists(const std::string& name) ZONEKV_EXCLUDES(mu_);
+  Status IsDirectory(const std::string& name, bool* is_dir) ZONEKV_EXCLUDES(mu_);
+  Status GetFileSize(const std::string& name, uint64_t* size) ZONEKV_EXCLUDES(mu_);
+  Status GetModificationTime(const std::string& name, uint64_t* mtime_s) ZONEKV_EXCLUDES(mu_);
+  Status GetChildren(const std::string& dir, std::vector<std::string>* out) ZONEKV_EXCLUDES(mu_);
+  Status CreateDir(const std::string& name, bool ok_if_exists) ZONEKV_EXCLUDES(mu_);
+  Status DeleteDir(const std::string& name) ZONEKV_EXCLUDES(mu_);
+  Status LockFile(const std::string& name) ZONEKV_EXCLUDES(mu_);
+  Status UnlockFile(const std::string& name) ZONEKV_EXCLUDES(mu_);
 
   // ---- Data ----
   // Writes n bytes of a file's data at its end. With pad, the last partial
   // block is padded with zeros; without, n must be a multiple of the block size.
-  Status WriteData(FileRecord* f, const char* data, size_t n, bool pad);
+  Status WriteData(FileRecord* f, const char* data, size_t n, bool pad) ZONEKV_EXCLUDES(mu_);
   // Journals the file's new extents, size and hints; with flush, makes them
   // (and everything journaled before) durable.
-  Status CommitFile(FileRecord* f, bool flush);
+  Status CommitFile(FileRecord* f, bool flush) ZONEKV_EXCLUDES(mu_);
   // Ends writing: commits, releases the file's zone.
-  Status CloseWriter(FileRecord* f);
-  Status Read(FileRecord* f, uint64_t offset, size_t n, char* scratch, size_t* got);
-  uint64_t FileSize(FileRecord* f);
-  void SetLifetime(FileRecord* f, Lifetime lt);
+  Status CloseWriter(FileRecord* f) ZONEKV_EXCLUDES(mu_);
+  Status Read(FileRecord* f, uint64_t offset, size_t n, char* scratch, size_t* got) ZONEKV_EXCLUDES(mu_);
+  uint64_t FileSize(FileRecord* f) ZONEKV_EXCLUDES(mu_);
+  void SetLifetime(FileRecord* f, Lifetime lt) ZONEKV_EXCLUDES(mu_);
   void AddHostWriteBytes(uint64_t n) { host_write_bytes_ += n; }
 
   // ---- Hints from the EventListener ----
   // Remembers job and level for a file about to be created (or updates it).
-  void NoteFileJob(const std::string& name, int job, int level);
+  void NoteFileJob(const std::string& name, int job, int level) ZONEKV_EXCLUDES(mu_);
   // Records an SST's level and key range after it was written.
-  void NoteFileRange(const std::string& name, int level, const std::string& smallest, const std::string& largest);
+  void NoteFileRange(const std::string& name, int level, const std::string& smallest, const std::string& largest)
+      ZONEKV_EXCLUDES(mu_);
 
   // ---- Views, metrics, checks ----
-  FsView View(ViewFiles files) const;
-  void SetLevelScores(std::vector<double> scores);
-  ZoneFsStats Stats() const;
-  std::vector<FsckProblem> Fsck() const;
-  std::vector<FileExtents> Files() const;
-  Json Dump() const;
+  FsView View(ViewFiles files) const ZONEKV_EXCLUDES(mu_);
+  void SetLevelScores(std::vector<double> scores) ZONEKV_EXCLUDES(mu_);
+  ZoneFsStats Stats() const ZONEKV_EXCLUDES(mu_);
+  std::vector<FsckProblem> Fsck() const ZONEKV_EXCLUDES(mu_);
+  std::vector<FileExtents> Files() const ZONEKV_EXCLUDES(mu_);
+  Json Dump() const ZONEKV_EXCLUDES(mu_);
   // Journals the tails of all files open for writing and makes every
   // journal record durable.
-  Status Sync();
+  Status Sync() ZONEKV_EXCLUDES(mu_);
   // Makes every journal record enqueued so far durable (directory fsync).
-  Status SyncJournal();
+  Status SyncJournal() ZONEKV_EXCLUDES(mu_);
 
   // The device as the caller gave it (not the lock-checking wrapper).
   std::shared_ptr<ZonedDevice> shared_dev() const { return base_dev_; }
@@ -231,8 +247,6 @@ class ZoneFs::Impl {
   uint32_t block_size() const { return bs_; }
 
  private:
-  using Lock = std::unique_lock<FsMutex>;
-
   // The policies' view, into *out (its vectors' memory is reused: a caller
   // that reserves out->zones for geo_.nr_zones before taking mu_ keeps the
   // allocation, and glibc's consolidation of freed chunks that a large
@@ -243,7 +257,7 @@ class ZoneFs::Impl {
   void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, ViewFiles files, FsView* out) const
       ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
-  uint64_t NowUsLocked() const;
+  uint64_t NowUsLocked() const ZONEKV_REQUIRES(mu_);
   // The journaled state of the file table, to be encoded (EncodeSnapshot)
   // without mu_: copying costs O(files + extents), encoding several times that.
   MetaState SnapshotLocked() const ZONEKV_REQUIRES(mu_);
@@ -256,30 +270,32 @@ class ZoneFs::Impl {
   void AddExtentLocked(FileRecord* f, const Extent& e) ZONEKV_REQUIRES(mu_);
   void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void CountZonesLocked(uint32_t* open, uint32_t* active) const ZONEKV_REQUIRES(mu_);
-  uint32_t DataLimit(uint32_t device_limit) const;
+  // Of a device limit on open or active zones, what data writers may use.
+  uint32_t DataLimitLocked(uint32_t device_limit) const ZONEKV_REQUIRES(mu_);
   bool PreemptIdleZoneLocked(uint64_t requester) ZONEKV_REQUIRES(mu_);
   // Gives up the file's zone; an open zone is queued to be closed (marked
   // `closing`) by CloseReleasedZonesLocked.
   void ReleaseZoneLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
 
-  // Each of these REQUIRES *l to hold mu_ and releases it while the device
-  // works (so the caller must re-validate anything it read before).
+  // Each of these REQUIRES mu_ and releases it while the device works (or
+  // while it waits), retaking it before it returns: the caller must
+  // re-validate anything it read before.
   // Closes the zones ReleaseZoneLocked queued.
-  void CloseReleasedZonesLocked(Lock* l) ZONEKV_REQUIRES(mu_);
+  void CloseReleasedZonesLocked() ZONEKV_REQUIRES(mu_);
   // Allocates a zone to f (policy, finishes, resets, preemption, waiting).
-  Status AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) ZONEKV_REQUIRES(mu_);
+  Status AcquireZoneLocked(FileRecord* f, uint64_t want) ZONEKV_REQUIRES(mu_);
   // REQUIRES: zone z not busy.
-  [[nodiscard]] Status FinishZoneLocked(uint32_t z, Lock* l) ZONEKV_REQUIRES(mu_);
+  [[nodiscard]] Status FinishZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
   // REQUIRES: zone z not busy and holding no valid data. Makes the journal
   // durable up to the current sequence number, waits for z's readers, resets.
-  [[nodiscard]] Status ResetZoneLocked(uint32_t z, Lock* l) ZONEKV_REQUIRES(mu_);
+  [[nodiscard]] Status ResetZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
   // Resets the zones in `picks` that still qualify; returns how many.
-  int ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) ZONEKV_REQUIRES(mu_);
+  int ResetZonesLocked(const std::vector<uint32_t>& picks) ZONEKV_REQUIRES(mu_);
   // Finishes what the finish policy picks from v; returns how many.
-  int ApplyFinishPolicyLocked(const FsView& v, Lock* l) ZONEKV_REQUIRES(mu_);
+  int ApplyFinishPolicyLocked(const FsView& v) ZONEKV_REQUIRES(mu_);
   // Makes journal records up to `seq` durable: waits for the running
   // commit or leads the next one (group commit).
-  [[nodiscard]] Status CommitJournalLocked(uint64_t seq, Lock* l) ZONEKV_REQUIRES(mu_);
+  [[nodiscard]] Status CommitJournalLocked(uint64_t seq) ZONEKV_REQUIRES(mu_);
 
   // The reset policy's picks for v, timed. REQUIRES: mu_ held.
   std::vector<uint32_t> PickResetsLocked(const FsView& v, std::chrono::steady_clock::time_point t0)
@@ -293,19 +309,19 @@ class ZoneFs::Impl {
   // Applies the reset policy. EXCLUDES: mu_.
   void RuntimeReset() ZONEKV_EXCLUDES(mu_);
 
-  // Readers of a zone (see Read). EndRead may be called without mu_.
+  // Readers of a zone (see Read). EndRead is called without mu_.
   void BeginReadLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
-  void EndRead(uint32_t z);
+  void EndRead(uint32_t z) ZONEKV_EXCLUDES(mu_);
   // Waits until zone z has no readers. EXCLUDES: mu_.
   void WaitForReaders(uint32_t z) ZONEKV_EXCLUDES(mu_);
 
-  // Cleaner (zone_fs_cleaner.cc). All EXCLUDE mu_ unless named ...Locked.
-  void CleanerLoop();
+  // Cleaner (zone_fs_cleaner.cc). All EXCLUDE mu_ unless they REQUIRE it.
+  void CleanerLoop() ZONEKV_EXCLUDES(mu_);
   // One round: victims from the policy, migrated and reset. Returns the
   // number of zones reset.
-  int CleanOnce();
-  bool stop_requested() {
-    std::lock_guard<FsMutex> l(mu_);
+  int CleanOnce() ZONEKV_EXCLUDES(mu_);
+  bool stop_requested() ZONEKV_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
     return stop_;
   }
   // Whether the cleaner may move extent i of f. A file open for writing
@@ -316,89 +332,101 @@ class ZoneFs::Impl {
   bool MovableLocked(const FileRecord& f, size_t i) const ZONEKV_REQUIRES(mu_);
   // Migrates the valid extents of victim zone v; returns false if the
   // cleaner ran out of destination space.
-  bool MigrateZone(uint32_t v);
+  bool MigrateZone(uint32_t v) ZONEKV_EXCLUDES(mu_);
   // Copies `len` bytes (block multiple) from device offset `src` into the
   // cleaner's zone(s), appending the new extents (exact total `exact`) to *out.
   // The copies count as valid bytes of their zone from the moment they are
   // written, as pending copies until SettleCopy or Uncount.
-  bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, ValidOwner owner, std::vector<Extent>* out);
+  bool CopyToCleanerZone(uint64_t src, uint64_t len, uint64_t exact, ValidOwner owner, std::vector<Extent>* out)
+      ZONEKV_EXCLUDES(mu_);
   // The copy `p` now belongs to a file: no longer pending.
   void SettleCopy(const Extent& p) ZONEKV_REQUIRES(mu_);
   // Take back the valid bytes of copies that did not replace anything.
   void Uncount(const Extent& p, ValidOwner owner) ZONEKV_REQUIRES(mu_);
   void DropCopies(const std::vector<std::vector<Extent>>& moved, ValidOwner owner) ZONEKV_EXCLUDES(mu_);
 
+  // Set by the constructor or by Mount before the file system is shared
+  // (ZoneFs::Mount hands it out only after), then only read: not guarded.
   const std::shared_ptr<ZonedDevice> base_dev_;
   const std::shared_ptr<LockCheckedDevice> dev_;  // every device command of the engine goes through it
   const ZoneFsOptions opts_;
   const DeviceGeometry geo_;
   const uint32_t bs_;
   uint32_t meta_zones_ = 0;
-  std::unique_ptr<AllocationPolicy> alloc_;
-  std::unique_ptr<AllocationPolicy> blob_alloc_;
-  std::unique_ptr<CleaningPolicy> zc_;
-  std::unique_ptr<CleaningPolicy> emergency_zc_;  // greedy, any free space; set iff opts_.emergency_zc
-  std::unique_ptr<ResetPolicy> reset_;
-  std::unique_ptr<FinishPolicy> finish_;
+  std::vector<std::string> mount_problems_;
+  const std::chrono::steady_clock::time_point start_;
 
   mutable FsMutex mu_;
   std::condition_variable_any zone_cv_;     // a zone was released, written, finished, closed or reset
   std::condition_variable_any clean_cv_;    // wakes the cleaner
   std::condition_variable_any journal_cv_;  // a journal write or flush ended
 
-  // Journal. The journal object itself is used by one commit leader at a
-  // time (journal_writing_) without mu_; everything else here is GUARDED_BY(mu_).
+  // The policies (set by Mount). They are called under mu_ only, so one at
+  // a time (fs_policy.h).
+  std::unique_ptr<AllocationPolicy> alloc_ ZONEKV_PT_GUARDED_BY(mu_);
+  std::unique_ptr<AllocationPolicy> blob_alloc_ ZONEKV_PT_GUARDED_BY(mu_);
+  std::unique_ptr<CleaningPolicy> zc_ ZONEKV_PT_GUARDED_BY(mu_);
+  // Greedy, any free space; set iff opts_.emergency_zc.
+  std::unique_ptr<CleaningPolicy> emergency_zc_ ZONEKV_PT_GUARDED_BY(mu_);
+  std::unique_ptr<ResetPolicy> reset_ ZONEKV_PT_GUARDED_BY(mu_);
+  std::unique_ptr<FinishPolicy> finish_ ZONEKV_PT_GUARDED_BY(mu_);
+
+  // Journal. The journal object itself (set by Mount) is used without mu_ by
+  // one commit leader at a time (journal_writing_), and under mu_ only while
+  // no leader writes: a protocol, not a lock, so it is not annotated.
   std::unique_ptr<Journal> journal_;
   // Records of files dropped under mu_, to be freed without it: a caller
   // swaps dropped_ into a local vector declared before its lock, so that
   // free() (which may wait for another thread's malloc arena) does not run
   // under mu_.
-  std::vector<std::unique_ptr<FileRecord>> dropped_;
-  std::string journal_queue_;      // encoded edits enqueued, not yet written
-  uint64_t queued_records_ = 0;    // edit batches in journal_queue_
-  uint64_t enqueued_seq_ = 0;      // sequence number of the last enqueued edit batch
-  uint64_t durable_seq_ = 0;       // every batch up to this one is durable
-  bool journal_writing_ = false;   // a leader is writing the journal
-  uint64_t flushes_in_flight_ = 0; // journal flushes running
-  uint64_t flush_target_ = 0;      // highest sequence number a running flush makes durable
-  Status journal_error_;           // sticky: a journal write or flush failed (see CommitJournalLocked)
+  std::vector<std::unique_ptr<FileRecord>> dropped_ ZONEKV_GUARDED_BY(mu_);
+  std::string journal_queue_ ZONEKV_GUARDED_BY(mu_);      // encoded edits enqueued, not yet written
+  uint64_t queued_records_ ZONEKV_GUARDED_BY(mu_) = 0;    // edit batches in journal_queue_
+  uint64_t enqueued_seq_ ZONEKV_GUARDED_BY(mu_) = 0;      // sequence number of the last enqueued edit batch
+  uint64_t durable_seq_ ZONEKV_GUARDED_BY(mu_) = 0;       // every batch up to this one is durable
+  bool journal_writing_ ZONEKV_GUARDED_BY(mu_) = false;   // a leader is writing the journal
+  uint64_t flushes_in_flight_ ZONEKV_GUARDED_BY(mu_) = 0; // journal flushes running
+  uint64_t flush_target_ ZONEKV_GUARDED_BY(mu_) = 0;      // highest sequence number a running flush makes durable
+  Status journal_error_ ZONEKV_GUARDED_BY(mu_);           // sticky: a journal write or flush failed (see CommitJournalLocked)
   struct JournalPos {
     uint32_t zone = 0;
     uint64_t bytes = 0, sequence = 0, rolls = 0;
-  } journal_pos_;                  // the journal's position after the last write, for Dump and Stats
+  };
+  JournalPos journal_pos_ ZONEKV_GUARDED_BY(mu_);  // the journal's position after the last write, for Dump and Stats
 
-  uint64_t next_file_id_ = 1;
-  std::map<uint64_t, std::unique_ptr<FileRecord>> files_;  // by id, including deleted-but-open
-  std::map<std::string, FileRecord*> names_;               // live files by name
-  std::set<std::string> dirs_;
-  std::set<std::string> locks_;
-  std::map<std::string, std::pair<int, int>> pending_jobs_;  // name -> (job, level) before creation
-  std::vector<ZoneEntry> zones_;  // every zone; metadata zones unused
-  std::vector<uint32_t> closes_;  // released open zones to close (marked closing)
-  int64_t cleaner_zone_ = -1;
-  std::vector<std::string> mount_problems_;
-  std::vector<double> level_scores_;
-  const std::chrono::steady_clock::time_point start_;
+  uint64_t next_file_id_ ZONEKV_GUARDED_BY(mu_) = 1;
+  std::map<uint64_t, std::unique_ptr<FileRecord>> files_ ZONEKV_GUARDED_BY(mu_);  // by id, including deleted-but-open
+  std::map<std::string, FileRecord*> names_ ZONEKV_GUARDED_BY(mu_);               // live files by name
+  std::set<std::string> dirs_ ZONEKV_GUARDED_BY(mu_);
+  std::set<std::string> locks_ ZONEKV_GUARDED_BY(mu_);
+  std::map<std::string, std::pair<int, int>> pending_jobs_ ZONEKV_GUARDED_BY(mu_);  // name -> (job, level) before creation
+  std::vector<ZoneEntry> zones_ ZONEKV_GUARDED_BY(mu_);  // every zone; metadata zones unused
+  std::vector<uint32_t> closes_ ZONEKV_GUARDED_BY(mu_);  // released open zones to close (marked closing)
+  int64_t cleaner_zone_ ZONEKV_GUARDED_BY(mu_) = -1;
+  std::vector<double> level_scores_ ZONEKV_GUARDED_BY(mu_);
 
   // Readers per zone: incremented under mu_ with the extent lookup,
-  // decremented without it. A reset waiting for them sleeps on readers_cv_.
+  // decremented without it (atomics, allocated by Mount). A reset waiting
+  // for them sleeps on readers_cv_.
   std::unique_ptr<std::atomic<uint32_t>[]> readers_;
   std::atomic<uint32_t> reset_waiters_{0};
-  mutable std::mutex readers_mu_;
-  std::condition_variable readers_cv_;
-  uint64_t reset_reader_waits_ = 0;  // GUARDED_BY(readers_mu_): resets that had to wait for readers
+  mutable Mutex readers_mu_ ZONEKV_ACQUIRED_AFTER(mu_);
+  std::condition_variable_any readers_cv_;
+  uint64_t reset_reader_waits_ ZONEKV_GUARDED_BY(readers_mu_) = 0;  // resets that had to wait for readers
 
+  // Started by Mount before the file system is shared, joined by Shutdown:
+  // only those two use it.
   std::thread cleaner_;
-  bool stop_ = false;
-  bool clean_kick_ = false;
-  bool emergency_ = false;  // a writer found no zone: clean even if the policy would not
-  bool shut_down_ = false;
-  uint64_t clean_passes_ = 0;
-  uint64_t progress_ = 0;  // bumped whenever a zone is released, written, finished, closed or reset
+  bool stop_ ZONEKV_GUARDED_BY(mu_) = false;
+  bool clean_kick_ ZONEKV_GUARDED_BY(mu_) = false;
+  bool emergency_ ZONEKV_GUARDED_BY(mu_) = false;  // a writer found no zone: clean even if the policy would not
+  bool shut_down_ ZONEKV_GUARDED_BY(mu_) = false;
+  uint64_t clean_passes_ ZONEKV_GUARDED_BY(mu_) = 0;
+  uint64_t progress_ ZONEKV_GUARDED_BY(mu_) = 0;  // bumped whenever a zone is released, written, finished, closed or reset
 
   // Metrics.
   std::atomic<uint64_t> host_write_bytes_{0};
-  FsCounters counters_;
+  FsCounters counters_ ZONEKV_GUARDED_BY(mu_);
 };
 
 // "/a//b/./c/" -> "/a/b/c"; relative paths are taken from "/".

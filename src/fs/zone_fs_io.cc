@@ -42,7 +42,7 @@ void ZoneEntry::ClearValid() {
 
 uint64_t ZoneFs::Impl::NowUsLocked() const { return ElapsedUs(start_); }
 
-uint32_t ZoneFs::Impl::DataLimit(uint32_t device_limit) const {
+uint32_t ZoneFs::Impl::DataLimitLocked(uint32_t device_limit) const {
   uint32_t data_zones = geo_.nr_zones - meta_zones_;
   if (device_limit == 0) return data_zones;
   // One resource for the metadata journal, one for the cleaner.
@@ -114,15 +114,15 @@ void ZoneFs::Impl::ReleaseZoneLocked(FileRecord* f) {
   zone_cv_.notify_all();
 }
 
-void ZoneFs::Impl::CloseReleasedZonesLocked(Lock* l) {
+void ZoneFs::Impl::CloseReleasedZonesLocked() {
   while (!closes_.empty()) {
     uint32_t z = closes_.back();
     closes_.pop_back();
-    l->unlock();
+    mu_.unlock();
     // A failure leaves the zone open, which the device counts but we do
     // not; the allocation path then reports the device's limit errors.
     Status s = dev_->CloseZone(z);
-    l->lock();
+    mu_.lock();
     ZoneEntry& e = zones_[z];
     e.closing = false;
     if (s.ok()) e.state = ZoneState::kClosed;
@@ -131,12 +131,12 @@ void ZoneFs::Impl::CloseReleasedZonesLocked(Lock* l) {
   }
 }
 
-Status ZoneFs::Impl::FinishZoneLocked(uint32_t z, Lock* l) {
+Status ZoneFs::Impl::FinishZoneLocked(uint32_t z) {
   ZoneEntry& e = zones_[z];
   e.finishing = true;
-  l->unlock();
+  mu_.unlock();
   Status s = dev_->FinishZone(z);
-  l->lock();
+  mu_.lock();
   e.finishing = false;
   if (s.ok()) {
     e.state = ZoneState::kFull;
@@ -154,13 +154,13 @@ void ZoneFs::Impl::EndRead(uint32_t z) {
   // Pairs with WaitForReaders (both sequentially consistent): either the
   // reset sees the count drop or this reader sees the reset waiting.
   if (readers_[z].fetch_sub(1) == 1 && reset_waiters_.load() > 0) {
-    std::lock_guard<std::mutex> l(readers_mu_);
+    MutexLock l(&readers_mu_);
     readers_cv_.notify_all();
   }
 }
 
 void ZoneFs::Impl::WaitForReaders(uint32_t z) {
-  std::unique_lock<std::mutex> l(readers_mu_);
+  MutexLock l(&readers_mu_);
   reset_waiters_.fetch_add(1);
   if (readers_[z].load() != 0) {
     reset_reader_waits_++;
@@ -169,24 +169,24 @@ void ZoneFs::Impl::WaitForReaders(uint32_t z) {
   reset_waiters_.fetch_sub(1);
 }
 
-Status ZoneFs::Impl::ResetZoneLocked(uint32_t z, Lock* l) {
+Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
   if (!journal_error_.ok()) return journal_error_;
   ZoneEntry& e = zones_[z];
   e.resetting = true;
   // A reset is durable at once. The journal records that freed the zone
   // (deletes, replaces) must be durable before it, or a power loss would
   // bring back files whose data is gone.
-  Status s = CommitJournalLocked(enqueued_seq_, l);
+  Status s = CommitJournalLocked(enqueued_seq_);
   ZoneInfo info;
   bool reported = false;
   if (s.ok()) {
-    l->unlock();
+    mu_.unlock();
     // Readers that looked up extents here before the zone was emptied (the
     // cleaner moved them) finish first.
     WaitForReaders(z);
     s = dev_->ResetZone(z);
     reported = s.ok() && dev_->ReportZone(z, &info).ok();
-    l->lock();
+    mu_.lock();
   }
   e.resetting = false;
   progress_++;
@@ -206,13 +206,13 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z, Lock* l) {
   return Status::OK();
 }
 
-int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v, Lock* l) {
+int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v) {
   if (!finish_->Finishes()) return 0;
   int n = 0;
   for (uint32_t z : finish_->PickZonesToFinish(v)) {
     // The view may be stale once a finish released mu_: check again.
     if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy() || zones_[z].state == ZoneState::kFull) continue;
-    if (FinishZoneLocked(z, l).ok()) n++;  // best effort: a zone that cannot be finished stays usable
+    if (FinishZoneLocked(z).ok()) n++;  // best effort: a zone that cannot be finished stays usable
   }
   return n;
 }
@@ -223,7 +223,7 @@ std::vector<uint32_t> ZoneFs::Impl::PickResetsLocked(const FsView& v, std::chron
   return picks;
 }
 
-int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) {
+int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks) {
   if (opts_.read_only) return 0;
   int n = 0;
   for (uint32_t z : picks) {
@@ -232,7 +232,7 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) 
     ZoneEntry& e = zones_[z];
     if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
-    if (!ResetZoneLocked(z, l).ok()) continue;
+    if (!ResetZoneLocked(z).ok()) continue;
     counters_.r_wp_sum += frac;
     counters_.r_wp_min = counters_.resets_runtime == 0 ? frac : std::min(counters_.r_wp_min, frac);
     counters_.resets_runtime++;
@@ -244,12 +244,12 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Lock* l) 
 void ZoneFs::Impl::RuntimeReset() {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
-  Lock l(mu_);
-  CloseReleasedZonesLocked(&l);
+  MutexLock l(&mu_);
+  CloseReleasedZonesLocked();
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
   BuildViewLocked(false, nullptr, reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
-  ResetZonesLocked(PickResetsLocked(v, t0), &l);
+  ResetZonesLocked(PickResetsLocked(v, t0));
 }
 
 bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
@@ -268,7 +268,7 @@ bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
   return false;
 }
 
-Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
+Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   const auto t_start = std::chrono::steady_clock::now();
   const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
   const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
@@ -289,8 +289,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     uint32_t reserved = UINT32_MAX;
     BuildViewLocked(true, &reserved, files, &view);
     const auto t_built = std::chrono::steady_clock::now();
-    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view, l) : 0;
-    acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), l);
+    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view) : 0;
+    acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()));
     if (acted > 0) {
       counters_.alloc_time.Charge(t0, t_built);  // the view's cost, without a policy call
       continue;
@@ -316,8 +316,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
         const ZoneEntry& e = zones_[z];
         ok = !e.busy() && e.state != ZoneState::kFull && e.state != ZoneState::kOffline &&
              e.state != ZoneState::kReadOnly && e.wp_bytes < e.capacity_bytes &&
-             open < DataLimit(geo_.max_open_zones) &&
-             (e.wp_bytes > 0 || active < DataLimit(geo_.max_active_zones));
+             open < DataLimitLocked(geo_.max_open_zones) &&
+             (e.wp_bytes > 0 || active < DataLimitLocked(geo_.max_active_zones));
       }
       if (ok) {
         ZoneEntry& e = zones_[z];
@@ -332,7 +332,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     } else if (d.action == AllocDecision::Action::kFinishZone) {
       uint32_t z = d.zone;
       if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
-          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z, l).ok()) {
+          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z).ok()) {
         finishes++;
         continue;
       }
@@ -345,12 +345,13 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     // writer's zone, else wait for writes and zone commands in flight or the
     // cleaner.
     if (PreemptIdleZoneLocked(f->meta.id)) {
-      CloseReleasedZonesLocked(l);
+      CloseReleasedZonesLocked();
       continue;
     }
     bool in_flight = false;
     for (const auto& e : zones_) in_flight |= e.in_io || e.cleaning || e.resetting || e.finishing || e.closing;
-    bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !cleaner_.joinable();
+    // (Without a cleaner thread, zc=off, there is no pass to wait for.)
+    bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !zc_->Cleans();
     if (std::chrono::steady_clock::now() >= deadline ||
         (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
       counters_.io_block_us += waited_us;
@@ -371,7 +372,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want, Lock* l) {
     emergency_ = true;
     clean_cv_.notify_all();
     auto t0w = std::chrono::steady_clock::now();
-    zone_cv_.wait_for(*l, std::chrono::milliseconds(20));
+    zone_cv_.wait_for(mu_, std::chrono::milliseconds(20));
     waited_us += ElapsedUs(t0w);
   }
 }
@@ -381,11 +382,11 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
   if (total % bs_ != 0) return Status::InvalidArgument("unaligned unpadded write of " + std::to_string(n) + " bytes");
   std::string tail;  // the padded last block, when data does not fill it
   uint64_t done = 0;
-  Lock l(mu_);
+  MutexLock l(&mu_);
   while (done < total) {
     if (f->zone < 0 || zones_[f->zone].wp_bytes >= zones_[f->zone].capacity_bytes) {
       if (f->zone >= 0) ReleaseZoneLocked(f);
-      ZONEKV_RETURN_IF_ERROR(AcquireZoneLocked(f, total - done, &l));
+      ZONEKV_RETURN_IF_ERROR(AcquireZoneLocked(f, total - done));
     }
     uint32_t z = static_cast<uint32_t>(f->zone);
     ZoneEntry& e = zones_[z];
@@ -415,7 +416,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
         e.wp_bytes = info.state == ZoneState::kFull ? info.capacity_bytes : info.written_bytes();
       }
       ReleaseZoneLocked(f);
-      CloseReleasedZonesLocked(&l);
+      CloseReleasedZonesLocked();
       return Status::IOError("write of " + f->meta.name + " to zone " + std::to_string(z) + " at " +
                              std::to_string(off) + ": " + s.ToString());
     }
@@ -439,7 +440,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
 }
 
 Status ZoneFs::Impl::CommitFile(FileRecord* f, bool flush) {
-  Lock l(mu_);
+  MutexLock l(&mu_);
   if (f->deleted) return Status::OK();  // nothing of an unlinked file survives a crash anyway
   EditBatch b;
   if (f->hints_dirty) b.SetHints(f->meta.id, f->meta.hints);
@@ -454,20 +455,20 @@ Status ZoneFs::Impl::CommitFile(FileRecord* f, bool flush) {
   ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
   // Durable: this record and everything enqueued before it (the file's
   // data was written before its record was enqueued, so the flush covers it).
-  return flush ? CommitJournalLocked(enqueued_seq_, &l) : Status::OK();
+  return flush ? CommitJournalLocked(enqueued_seq_) : Status::OK();
 }
 
 Status ZoneFs::Impl::CloseWriter(FileRecord* f) {
   Status s = CommitFile(f, false);
-  Lock l(mu_);
+  MutexLock l(&mu_);
   ReleaseZoneLocked(f);
   f->writing = false;
-  CloseReleasedZonesLocked(&l);
+  CloseReleasedZonesLocked();
   return s;
 }
 
 uint64_t ZoneFs::Impl::FileSize(FileRecord* f) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   return f->meta.size_bytes;
 }
 
@@ -480,7 +481,7 @@ Status ZoneFs::Impl::Read(FileRecord* f, uint64_t offset, size_t n, char* scratc
   };
   std::vector<Piece> pieces;
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     uint64_t size = f->meta.size_bytes;
     if (offset >= size || n == 0) {
       *got = 0;

@@ -58,19 +58,19 @@ void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, View
   }
   v.level_scores = level_scores_;
   CountZonesLocked(&v.open_zones, &v.active_zones);
-  v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimit(geo_.max_open_zones);
-  v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimit(geo_.max_active_zones);
+  v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimitLocked(geo_.max_open_zones);
+  v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimitLocked(geo_.max_active_zones);
 }
 
 void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   level_scores_ = std::move(scores);
 }
 
 FsView ZoneFs::Impl::View(ViewFiles files) const {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   BuildViewLocked(false, nullptr, files, &v);
   return v;
 }
@@ -86,7 +86,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   lock_stats.longest_cpu.reserve(FsMutex::kLongest);
   ZoneFsStats st;
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
     c = counters_;
     mu_.StatsLocked(&lock_stats);
@@ -120,7 +120,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.lock = lock_stats.Summary();
   st.lock.device_calls_held = dev_->calls_held();
   {
-    std::lock_guard<std::mutex> rl(readers_mu_);
+    MutexLock rl(&readers_mu_);
     st.lock.reset_reader_waits = reset_reader_waits_;
   }
   st.journal.syncs = c.journal_syncs;
@@ -131,7 +131,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
 }
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   FsView v;
   BuildViewLocked(false, nullptr, ViewFiles::kAll, &v);
   std::vector<FileExtents> out;
@@ -163,7 +163,7 @@ Json ZoneFs::Impl::Dump() const {
     files.Push(j);
   }
   Json j = Json::Object();
-  std::lock_guard<FsMutex> l(mu_);
+  MutexLock l(&mu_);
   Json meta = Json::Object();
   meta.Set("meta_zones", meta_zones_)
       .Set("journal_zone", journal_pos_.zone)
@@ -190,7 +190,7 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
   std::vector<FileCopy> files;
   std::vector<ZoneEntry> zones;
   {
-    std::lock_guard<FsMutex> l(mu_);
+    MutexLock l(&mu_);
     files.reserve(files_.size());
     for (const auto& [id, f] : files_) files.push_back({f->meta.name, f->meta.size_bytes, f->meta.extents, ValidOwner::Of(f->meta.hints)});
     zones = zones_;

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <functional>
 #include <future>
-#include <mutex>
 #include <thread>
 
 #include <rocksdb/file_system.h>
@@ -19,6 +18,7 @@
 #include "fs_test_util.h"
 #include "lock_checked_device.h"
 #include "zonekv/fault_device.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 namespace {
@@ -274,7 +274,7 @@ TEST(LockCheckTest, CountsDeviceCommandsIssuedUnderTheLock) {
   ASSERT_TRUE(dev.Flush().ok());
   EXPECT_EQ(dev.calls_held(), 0u);
   {
-    std::lock_guard<FsMutex> l(mu);
+    MutexLock l(&mu);
     ASSERT_TRUE(dev.Flush().ok());
     ZoneInfo z;
     ASSERT_TRUE(dev.ReportZone(3, &z).ok());
@@ -292,7 +292,7 @@ TEST(LockCheckDeathTest, AbortsOnADeviceCommandUnderTheLock) {
         if (!OpenDevice(kDevice, &base).ok()) return;
         LockCheckedDevice dev(std::shared_ptr<ZonedDevice>(std::move(base)), /*fail_on_held=*/true);
         FsMutex mu;
-        std::lock_guard<FsMutex> l(mu);
+        MutexLock l(&mu);
         static_cast<void>(dev.ResetZone(3));
       },
       "device command ResetZone issued while holding the file-system lock");
@@ -317,7 +317,7 @@ TEST(LatencyHistogramTest, QuantilesWithinABucketAndExactMax) {
 // One hold from a function of the test executable (not inlined, so that it
 // is a frame of the recorded stack).
 [[gnu::noinline]] void HoldOnce(FsMutex* mu, int work) {
-  std::lock_guard<FsMutex> l(*mu);
+  MutexLock l(mu);
   volatile int sink = 0;
   for (int i = 0; i < work; i++) sink = sink + i;
 }
@@ -326,7 +326,7 @@ TEST(LockProfileTest, OffByDefault) {
   ASSERT_EQ(std::getenv("ZONEKV_LOCK_PROFILE"), nullptr);
   FsMutex mu;
   HoldOnce(&mu, 10);
-  std::lock_guard<FsMutex> l(mu);
+  MutexLock l(&mu);
   FsMutex::Stats st;
   mu.StatsLocked(&st);
   Json j = st.Summary().ToJson();
@@ -343,7 +343,7 @@ TEST(LockProfileTest, KeepsTheLongestHoldsWithTheirStacks) {
   for (int i = 0; i < holds; i++) HoldOnce(&mu, 1000 * i);
   FsMutex::Stats st;
   {
-    std::lock_guard<FsMutex> l(mu);
+    MutexLock l(&mu);
     mu.StatsLocked(&st);
   }
   ASSERT_TRUE(st.profile);
