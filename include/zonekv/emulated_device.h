@@ -23,11 +23,11 @@
 #include <cstdint>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "zonekv/mutex.h"
 #include "zonekv/zoned_device.h"
 
 namespace zonekv {
@@ -191,39 +191,44 @@ class EmulatedDevice final : public ZonedDevice {
   // A zone command that changes the write pointer (finish, reset) is refused
   // on offline and read-only media; `verb` completes "cannot be ...".
   // REQUIRES: mu_ held.
-  Status CheckWritableMediaLocked(uint32_t zone, const char* verb) const;
+  Status CheckWritableMediaLocked(uint32_t zone, const char* verb) const ZONEKV_REQUIRES(mu_);
   // Makes `zone` writable (implicit open), applying limits and auto-close.
   // REQUIRES: mu_ held.
-  Status OpenForWriteLocked(uint32_t zone, bool explicit_open);
+  Status OpenForWriteLocked(uint32_t zone, bool explicit_open) ZONEKV_REQUIRES(mu_);
   // Moves zone z to `to`, keeping the open/active counts and the implicit
   // open list in step. REQUIRES: mu_ held.
-  void TransitionLocked(uint32_t zone, ZoneState to);
+  void TransitionLocked(uint32_t zone, ZoneState to) ZONEKV_REQUIRES(mu_);
   // Writes at the zone's write pointer; *done is the modelled completion
   // time (0 without timing), to wait for once the locks are released.
   // REQUIRES: zone_mu_[zone] held.
   Status WriteAtWp(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes, bool append,
-                   int64_t* done);
+                   int64_t* done) ZONEKV_REQUIRES(zone_mu_[zone]) ZONEKV_EXCLUDES(mu_);
   // The state change of CloseZone (takes mu_).
-  Status ApplyClose(uint32_t zone);
+  Status ApplyClose(uint32_t zone) ZONEKV_EXCLUDES(mu_);
   // Persists the zone table entry of `zone` as it would be after a power
   // cycle. REQUIRES: zone_mu_[zone] held.
-  Status PersistZone(uint32_t zone, ZoneState state, uint64_t wp_bytes, uint64_t reset_count);
+  Status PersistZone(uint32_t zone, ZoneState state, uint64_t wp_bytes, uint64_t reset_count)
+      ZONEKV_REQUIRES(zone_mu_[zone]);
   // Blocks until `done_ns` (steady clock) and records the wait.
-  void WaitUntil(int64_t done_ns);
+  void WaitUntil(int64_t done_ns) ZONEKV_EXCLUDES(mu_);
 
+  // Set by the constructor, then only read. The backing and the timing
+  // model serialize themselves (zone_mu_ for a zone's data and table entry).
   EmulatedDeviceOptions options_;
   std::unique_ptr<DeviceBacking> backing_;
   std::unique_ptr<TimingModel> timing_;  // null when timing is off
   int64_t opened_ns_ = 0;                // steady clock when the device was opened
   // zone_mu_[z] serializes commands that move zone z's write pointer or
-  // persisted state. Lock order: zone_mu_[z], then mu_.
-  std::unique_ptr<std::mutex[]> zone_mu_;
-  mutable std::mutex mu_;
-  std::vector<Zone> zones_;              // GUARDED_BY(mu_)
-  std::list<uint32_t> implicit_open_;    // GUARDED_BY(mu_); oldest first
-  uint32_t nr_open_ = 0;                 // GUARDED_BY(mu_)
-  uint32_t nr_active_ = 0;               // GUARDED_BY(mu_)
-  DeviceCounters counters_;              // GUARDED_BY(mu_)
+  // persisted state. Lock order: zone_mu_[z], then mu_ (the analysis cannot
+  // name an array's elements in a lock order; no code takes a zone_mu_
+  // while holding mu_).
+  std::unique_ptr<Mutex[]> zone_mu_;
+  mutable Mutex mu_;
+  std::vector<Zone> zones_ ZONEKV_GUARDED_BY(mu_);
+  std::list<uint32_t> implicit_open_ ZONEKV_GUARDED_BY(mu_);  // oldest first
+  uint32_t nr_open_ ZONEKV_GUARDED_BY(mu_) = 0;
+  uint32_t nr_active_ ZONEKV_GUARDED_BY(mu_) = 0;
+  DeviceCounters counters_ ZONEKV_GUARDED_BY(mu_);
 };
 
 // Parses the key=value list of a `ram:` / `meta:` spec (see OpenDevice) into

@@ -27,9 +27,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "zonekv/mutex.h"
 #include "zonekv/zoned_device.h"
 
 namespace zonekv {
@@ -99,20 +99,20 @@ class FaultDevice final : public ZonedDevice {
   };
   // Counts one command of kind `op` on `zone`; IOError if it is to fail.
   // Then waits at the gate if it is armed for this command.
-  Status Inject(Op op, uint32_t zone, const std::string& what);
+  Status Inject(Op op, uint32_t zone, const std::string& what) ZONEKV_EXCLUDES(mu_);
   // Records the durable write pointer of `zone` after a successful command.
-  void MarkWritten(uint32_t zone);
-  void MarkDurable(uint32_t zone);
+  void MarkWritten(uint32_t zone) ZONEKV_EXCLUDES(mu_);
+  void MarkDurable(uint32_t zone) ZONEKV_EXCLUDES(mu_);
 
   std::unique_ptr<ZonedDevice> base_;
-  mutable std::mutex mu_;
-  std::condition_variable gate_cv_;
-  uint64_t issued_[kOps] = {};       // GUARDED_BY(mu_)
-  Fault faults_[kOps];               // GUARDED_BY(mu_)
-  Gate gates_[kOps];                 // GUARDED_BY(mu_)
-  bool volatile_cache_ = false;      // GUARDED_BY(mu_)
-  std::vector<uint64_t> durable_wp_;     // GUARDED_BY(mu_); absolute bytes
-  std::vector<uint64_t> hidden_resets_;  // GUARDED_BY(mu_); resets done by rollbacks
+  mutable Mutex mu_;
+  std::condition_variable_any gate_cv_;
+  uint64_t issued_[kOps] ZONEKV_GUARDED_BY(mu_) = {};
+  Fault faults_[kOps] ZONEKV_GUARDED_BY(mu_);
+  Gate gates_[kOps] ZONEKV_GUARDED_BY(mu_);
+  bool volatile_cache_ ZONEKV_GUARDED_BY(mu_) = false;
+  std::vector<uint64_t> durable_wp_ ZONEKV_GUARDED_BY(mu_);     // absolute bytes
+  std::vector<uint64_t> hidden_resets_ ZONEKV_GUARDED_BY(mu_);  // resets done by rollbacks
 };
 
 }  // namespace zonekv

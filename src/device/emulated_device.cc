@@ -6,6 +6,7 @@
 #include "backing.h"
 #include "ram_backing.h"
 #include "timing_model.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -31,7 +32,7 @@ ZoneState PersistedState(ZoneState s, uint64_t wp_bytes) {
 EmulatedDevice::EmulatedDevice(const EmulatedDeviceOptions& options, std::unique_ptr<DeviceBacking> backing)
     : options_(options),
       backing_(std::move(backing)),
-      zone_mu_(new std::mutex[options.geometry.nr_zones]),
+      zone_mu_(new Mutex[options.geometry.nr_zones]),
       zones_(options.geometry.nr_zones) {
   if (options_.timing.enabled) timing_ = std::make_unique<TimingModel>(options_.timing, options_.geometry);
   opened_ns_ = TimingModel::NowNs();
@@ -43,16 +44,20 @@ Status EmulatedDevice::Make(const EmulatedDeviceOptions& options, std::unique_pt
                             const std::vector<PersistedZone>& table, std::unique_ptr<EmulatedDevice>* device) {
   std::unique_ptr<EmulatedDevice> d(new EmulatedDevice(options, std::move(backing)));
   const DeviceGeometry& g = options.geometry;
-  for (uint32_t z = 0; z < table.size() && z < g.nr_zones; z++) {
-    Zone& zn = d->zones_[z];
-    zn.state = table[z].state;
-    zn.wp_bytes = table[z].wp_offset_bytes;
-    zn.reset_count = table[z].reset_count;
-    if (IsActive(zn.state)) d->nr_active_++;
-  }
-  if (g.max_active_zones != 0 && d->nr_active_ > g.max_active_zones) {
-    return Status::Corruption(std::to_string(d->nr_active_) + " zones are closed but max_active is " +
-                              std::to_string(g.max_active_zones));
+  {
+    // Nobody else has the device yet; the lock keeps the contract uniform.
+    MutexLock l(&d->mu_);
+    for (uint32_t z = 0; z < table.size() && z < g.nr_zones; z++) {
+      Zone& zn = d->zones_[z];
+      zn.state = table[z].state;
+      zn.wp_bytes = table[z].wp_offset_bytes;
+      zn.reset_count = table[z].reset_count;
+      if (IsActive(zn.state)) d->nr_active_++;
+    }
+    if (g.max_active_zones != 0 && d->nr_active_ > g.max_active_zones) {
+      return Status::Corruption(std::to_string(d->nr_active_) + " zones are closed but max_active is " +
+                                std::to_string(g.max_active_zones));
+    }
   }
   *device = std::move(d);
   return Status::OK();
@@ -148,13 +153,13 @@ void EmulatedDevice::WaitUntil(int64_t done_ns) {
   if (done_ns == 0) return;
   int64_t blocked = TimingModel::SleepUntil(done_ns);
   if (blocked <= 0) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   counters_.busy_wait_us += static_cast<uint64_t>(blocked / 1000);
 }
 
 Status EmulatedDevice::ReportZones(uint32_t first, uint32_t count, std::vector<ZoneInfo>* zones) {
   const DeviceGeometry& g = options_.geometry;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   uint64_t end = std::min<uint64_t>(uint64_t{first} + count, g.nr_zones);
   for (uint64_t z = first; z < end; z++) {
     const Zone& zn = zones_[z];
@@ -183,7 +188,7 @@ Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
   }
   // Validate every zone the read touches before copying anything.
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     for (uint64_t off = offset_bytes; off < end;) {
       uint32_t z = ZoneOf(off);
       uint64_t rel = off - uint64_t{z} * g.zone_size_bytes;
@@ -207,7 +212,7 @@ Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
     uint64_t chunk = std::min(end - off, g.zone_size_bytes - rel);
     uint64_t wp;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       wp = zones_[z].wp_bytes;
     }
     // The modelled flash time runs while the data is copied.
@@ -219,7 +224,7 @@ Status EmulatedDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
     off += chunk;
   }
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     counters_.reads++;
     counters_.host_read_bytes += n_bytes;
   }
@@ -233,7 +238,7 @@ Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const cha
   const uint64_t rel = offset_bytes - uint64_t{zone} * g.zone_size_bytes;
   uint64_t reset_count;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     const Zone& zn = zones_[zone];
     if (zn.state == ZoneState::kOffline) {
       return Status::Zone(Status::Code::kZoneOffline, ZoneName(zone) + " is offline");
@@ -266,7 +271,7 @@ Status EmulatedDevice::WriteAtWp(uint32_t zone, uint64_t offset_bytes, const cha
   ZONEKV_RETURN_IF_ERROR(backing_->Write(zone, rel, data, n_bytes));
   ZONEKV_RETURN_IF_ERROR(PersistZone(zone, new_state, new_wp, reset_count));
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     zones_[zone].wp_bytes = new_wp;
     if (new_state == ZoneState::kFull) TransitionLocked(zone, ZoneState::kFull);
     counters_.writes++;
@@ -281,7 +286,7 @@ Status EmulatedDevice::Write(uint64_t offset_bytes, const char* data, size_t n_b
   uint32_t zone = ZoneOf(offset_bytes);
   int64_t done = 0;
   {
-    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    MutexLock zl(&zone_mu_[zone]);
     ZONEKV_RETURN_IF_ERROR(WriteAtWp(zone, offset_bytes, data, n_bytes, false, &done));
   }
   WaitUntil(done);
@@ -299,9 +304,9 @@ Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, u
   uint64_t at;
   int64_t done = 0;
   {
-    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    MutexLock zl(&zone_mu_[zone]);
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       at = uint64_t{zone} * g.zone_size_bytes + zones_[zone].wp_bytes;
     }
     ZONEKV_RETURN_IF_ERROR(WriteAtWp(zone, at, data, n_bytes, true, &done));
@@ -314,7 +319,7 @@ Status EmulatedDevice::Append(uint32_t zone, const char* data, size_t n_bytes, u
 Status EmulatedDevice::OpenZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "open"));
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     ZONEKV_RETURN_IF_ERROR(OpenForWriteLocked(zone, true));
   }
   if (timing_) WaitUntil(timing_->Manage(TimingModel::NowNs()));
@@ -329,7 +334,7 @@ Status EmulatedDevice::CloseZone(uint32_t zone) {
 }
 
 Status EmulatedDevice::ApplyClose(uint32_t zone) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Zone& zn = zones_[zone];
   switch (zn.state) {
     case ZoneState::kImplicitOpen:
@@ -368,10 +373,10 @@ Status EmulatedDevice::FinishZone(uint32_t zone) {
   int64_t done = 0;
   bool more = false;
   {
-    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    MutexLock zl(&zone_mu_[zone]);
     uint64_t wp, reset_count, pad = 0;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       const Zone& zn = zones_[zone];
       ZONEKV_RETURN_IF_ERROR(CheckWritableMediaLocked(zone, "finished"));
       if (zn.state == ZoneState::kFull) return Status::OK();
@@ -382,7 +387,7 @@ Status EmulatedDevice::FinishZone(uint32_t zone) {
     if (wp < g.zone_capacity_bytes) ZONEKV_RETURN_IF_ERROR(backing_->Zero(zone, wp, g.zone_capacity_bytes - wp));
     ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kFull, g.zone_capacity_bytes, reset_count));
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       TransitionLocked(zone, ZoneState::kFull);
       zones_[zone].wp_bytes = g.zone_capacity_bytes;
       counters_.finishes++;
@@ -404,10 +409,10 @@ Status EmulatedDevice::ResetZone(uint32_t zone) {
   ZONEKV_RETURN_IF_ERROR(options_.geometry.CheckZoneId(zone, "reset"));
   int64_t done = 0;
   {
-    std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+    MutexLock zl(&zone_mu_[zone]);
     uint64_t reset_count;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       const Zone& zn = zones_[zone];
       ZONEKV_RETURN_IF_ERROR(CheckWritableMediaLocked(zone, "reset"));
       if (zn.state == ZoneState::kEmpty) return Status::OK();
@@ -417,7 +422,7 @@ Status EmulatedDevice::ResetZone(uint32_t zone) {
     }
     ZONEKV_RETURN_IF_ERROR(PersistZone(zone, ZoneState::kEmpty, 0, reset_count));
     ZONEKV_RETURN_IF_ERROR(backing_->Discard(zone));
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     TransitionLocked(zone, ZoneState::kEmpty);
     zones_[zone].wp_bytes = 0;
     zones_[zone].reset_count = reset_count;
@@ -433,15 +438,15 @@ Status EmulatedDevice::SetZoneCondition(uint32_t zone, ZoneState state) {
     return Status::InvalidArgument(std::string("set condition of ") + ZoneName(zone) + ": '" +
                                    ZoneStateName(state) + "' is not read_only or offline");
   }
-  std::lock_guard<std::mutex> zl(zone_mu_[zone]);
+  MutexLock zl(&zone_mu_[zone]);
   uint64_t wp, reset_count;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     wp = zones_[zone].wp_bytes;
     reset_count = zones_[zone].reset_count;
   }
   ZONEKV_RETURN_IF_ERROR(PersistZone(zone, state, wp, reset_count));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   TransitionLocked(zone, state);
   return Status::OK();
 }
@@ -455,7 +460,7 @@ Status EmulatedDevice::Flush() {
 DeviceCounters EmulatedDevice::counters() const {
   DeviceCounters c;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     c = counters_;
   }
   if (timing_) {

@@ -1,4 +1,5 @@
 #include "zonekv/fault_device.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -24,37 +25,37 @@ FaultDevice::FaultDevice(std::unique_ptr<ZonedDevice> base)
 }
 
 void FaultDevice::FailNth(Op op, uint64_t n, bool and_after) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Fault& f = faults_[static_cast<int>(op)];
   f.fail_at = n == 0 ? 0 : issued_[static_cast<int>(op)] + n;
   f.and_after = and_after;
 }
 
 void FaultDevice::ClearFaults() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (Fault& f : faults_) f = Fault();
 }
 
 uint64_t FaultDevice::issued(Op op) const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return issued_[static_cast<int>(op)];
 }
 
 void FaultDevice::HoldNext(Op op, uint32_t zone) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Gate& g = gates_[static_cast<int>(op)];
   g.armed = true;
   g.zone = zone;
 }
 
 bool FaultDevice::WaitUntilHeld(Op op, std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   const Gate& g = gates_[static_cast<int>(op)];
-  return gate_cv_.wait_for(l, timeout, [&] { return g.held; });
+  return gate_cv_.wait_for(l, timeout, [&]() ZONEKV_REQUIRES(mu_) { return g.held; });
 }
 
 void FaultDevice::Release(Op op) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Gate& g = gates_[static_cast<int>(op)];
   g.armed = false;
   g.releases++;
@@ -62,7 +63,7 @@ void FaultDevice::Release(Op op) {
 }
 
 Status FaultDevice::Inject(Op op, uint32_t zone, const std::string& what) {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   uint64_t n = ++issued_[static_cast<int>(op)];
   const Fault& f = faults_[static_cast<int>(op)];
   if (f.fail_at != 0 && (n == f.fail_at || (f.and_after && n > f.fail_at))) {
@@ -75,7 +76,7 @@ Status FaultDevice::Inject(Op op, uint32_t zone, const std::string& what) {
     g.held = true;
     gate_cv_.notify_all();
     uint64_t releases = g.releases;
-    bool released = gate_cv_.wait_for(l, kGateLimit, [&] { return g.releases != releases; });
+    bool released = gate_cv_.wait_for(l, kGateLimit, [&]() ZONEKV_REQUIRES(mu_) { return g.releases != releases; });
     g.held = false;
     if (!released) {
       return Status::IOError("gate: " + std::string(OpName(op)) + " (" + what + ") was held for " +
@@ -88,21 +89,21 @@ Status FaultDevice::Inject(Op op, uint32_t zone, const std::string& what) {
 void FaultDevice::MarkWritten(uint32_t zone) {
   ZoneInfo z;
   if (!base_->ReportZone(zone, &z).ok()) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!volatile_cache_) durable_wp_[zone] = z.wp_bytes;
 }
 
 void FaultDevice::MarkDurable(uint32_t zone) {
   ZoneInfo z;
   if (!base_->ReportZone(zone, &z).ok()) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   durable_wp_[zone] = z.wp_bytes;
 }
 
 void FaultDevice::SetVolatileCache(bool on) {
   std::vector<ZoneInfo> zones;
   Status s = base_->ReportZones(0, geometry().nr_zones, &zones);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (!on && s.ok()) {
     for (const ZoneInfo& z : zones) durable_wp_[z.id] = z.wp_bytes;
   }
@@ -112,7 +113,7 @@ void FaultDevice::SetVolatileCache(bool on) {
 Status FaultDevice::ReportZones(uint32_t first, uint32_t count, std::vector<ZoneInfo>* zones) {
   size_t before = zones->size();
   ZONEKV_RETURN_IF_ERROR(base_->ReportZones(first, count, zones));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (size_t i = before; i < zones->size(); i++) (*zones)[i].reset_count -= hidden_resets_[(*zones)[i].id];
   return Status::OK();
 }
@@ -155,7 +156,7 @@ Status FaultDevice::Flush() {
   std::vector<ZoneInfo> zones;
   ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
   ZONEKV_RETURN_IF_ERROR(base_->Flush());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   // Writes that completed before the flush started are durable now.
   for (const ZoneInfo& z : zones) durable_wp_[z.id] = std::max(durable_wp_[z.id], z.wp_bytes);
   return Status::OK();
@@ -166,7 +167,7 @@ Status FaultDevice::SimulatePowerLoss() {
   ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
   std::vector<uint64_t> durable;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     durable = durable_wp_;
   }
   // Power cycle: open zones close first, so rollbacks find free resources.
@@ -182,7 +183,7 @@ Status FaultDevice::SimulatePowerLoss() {
     if (keep > 0) ZONEKV_RETURN_IF_ERROR(base_->Read(z.start_bytes, keep, prefix.data()));
     ZONEKV_RETURN_IF_ERROR(base_->ResetZone(z.id));
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       hidden_resets_[z.id]++;
     }
     if (keep > 0) {
@@ -191,7 +192,7 @@ Status FaultDevice::SimulatePowerLoss() {
     }
   }
   ZONEKV_RETURN_IF_ERROR(base_->Flush());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (const ZoneInfo& z : zones) durable_wp_[z.id] = std::min(durable[z.id], z.wp_bytes);
   return Status::OK();
 }

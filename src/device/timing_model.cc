@@ -1,4 +1,5 @@
 #include "timing_model.h"
+#include "zonekv/mutex.h"
 
 #include <sys/prctl.h>
 
@@ -189,7 +190,7 @@ bool TimingModel::BufferedLocked(const Zone& z, uint64_t unit, int64_t t) const 
 }
 
 int64_t TimingModel::Write(uint32_t zone, uint64_t offset_bytes, uint64_t n_bytes, bool append, int64_t now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   const int64_t cmd_done = ControllerLocked(options_.write_cmd_us, now);
   int64_t done = cmd_done + BytesNs(n_bytes, options_.link_mb_s) +
                  Ns(options_.write_lat_us + (append ? options_.append_us : 0.0));
@@ -227,7 +228,7 @@ int64_t TimingModel::Write(uint32_t zone, uint64_t offset_bytes, uint64_t n_byte
 }
 
 int64_t TimingModel::Read(uint32_t zone, uint64_t offset_bytes, uint64_t n_bytes, uint64_t wp_bytes, int64_t now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   const int64_t t = ControllerLocked(options_.read_cmd_us, now);
   Zone& z = zones_[zone];
   // Writes the model did not see (an image reopened) are on flash.
@@ -282,7 +283,7 @@ int64_t TimingModel::ResetNs(uint64_t written) const {
 }
 
 int64_t TimingModel::Reset(uint32_t zone, uint64_t written_bytes, int64_t now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Zone& z = zones_[zone];
   // A measured curve charges what the host wrote: the ZN540 resets a
   // finished zone in 1.6 ms when nearly empty, 15.4 ms when full.
@@ -313,7 +314,7 @@ int64_t TimingModel::Reset(uint32_t zone, uint64_t written_bytes, int64_t now) {
 }
 
 int64_t TimingModel::Finish(uint32_t zone, uint64_t wp_bytes, bool pad, int64_t now, bool* more) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   Zone& z = zones_[zone];
   if (wp_bytes != z.filled_bytes) z.filled_bytes = z.flushed_bytes = wp_bytes;
   // Without padding the last partial unit is still programmed whole.
@@ -327,7 +328,7 @@ int64_t TimingModel::Finish(uint32_t zone, uint64_t wp_bytes, bool pad, int64_t 
 }
 
 int64_t TimingModel::ContinueFinish(uint32_t zone, int64_t now, bool* more) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return PadStepLocked(zone, now, more);
 }
 
@@ -360,7 +361,7 @@ int64_t TimingModel::PadStepLocked(uint32_t zone, int64_t now, bool* more) {
 }
 
 int64_t TimingModel::Flush(int64_t now) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   int64_t done = now;
   const uint64_t unit = options_.unit_bytes;
   for (uint32_t zone = 0; zone < zones_.size(); zone++) {
@@ -380,7 +381,7 @@ int64_t TimingModel::Flush(int64_t now) {
 int64_t TimingModel::Manage(int64_t now) { return now + Ns(options_.mgmt_us); }
 
 TimingModel::Stats TimingModel::stats() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return stats_;
 }
 

@@ -11,11 +11,11 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "busy_calendar.h"
 #include "zonekv/emulated_device.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -86,37 +86,37 @@ class TimingModel {
   int64_t Ns(double us) const;
   int64_t BytesNs(uint64_t bytes, double mb_s) const;  // 0 when mb_s is 0
   // Controller occupancy of one command with mean `mean_us`. REQUIRES: mu_ held.
-  int64_t ControllerLocked(double mean_us, int64_t now);
+  int64_t ControllerLocked(double mean_us, int64_t now) ZONEKV_REQUIRES(mu_);
   uint32_t DieOf(uint32_t zone, uint64_t unit) const;  // global die index
   uint32_t ChannelOfDie(uint32_t die) const { return die % options_.channels; }
   // Transfers `bytes` of unit `unit` over its channel into its die's cache
   // register, no earlier than `ready`, then programs it once the die is
   // free; returns the end of the program. REQUIRES: mu_ held.
-  int64_t ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready);
+  int64_t ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready) ZONEKV_REQUIRES(mu_);
   // The time, at or after `t`, at which a new unit of `z` can start
   // filling: one of the zone's wb_units slots is free. REQUIRES: mu_ held.
-  int64_t SlotTimeLocked(const Zone& z, int64_t t) const;
+  int64_t SlotTimeLocked(const Zone& z, int64_t t) const ZONEKV_REQUIRES(mu_);
   // The same, taking the slot: drops the slots free by then. REQUIRES: mu_ held.
-  int64_t SlotFreeLocked(Zone& z, int64_t t);
+  int64_t SlotFreeLocked(Zone& z, int64_t t) ZONEKV_REQUIRES(mu_);
   // Whether unit `unit` of `z` is in the buffer (or unwritten) at `t`. REQUIRES: mu_ held.
-  bool BufferedLocked(const Zone& z, uint64_t unit, int64_t t) const;
+  bool BufferedLocked(const Zone& z, uint64_t unit, int64_t t) const ZONEKV_REQUIRES(mu_);
   // Books padding units of `zone` that are ready before now + horizon.
   // REQUIRES: mu_ held.
-  int64_t PadStepLocked(uint32_t zone, int64_t now, bool* more);
+  int64_t PadStepLocked(uint32_t zone, int64_t now, bool* more) ZONEKV_REQUIRES(mu_);
   int64_t ResetNs(uint64_t written_bytes) const;
 
   const TimingOptions options_;
   const uint64_t zone_cap_bytes_;
   const uint32_t zone_dies_;
-  mutable std::mutex mu_;
-  uint64_t rng_;                      // GUARDED_BY(mu_); xorshift64* state
-  int64_t controller_busy_ns_ = 0;    // GUARDED_BY(mu_)
-  int64_t write_bw_busy_ns_ = 0;      // GUARDED_BY(mu_)
-  int64_t read_bw_busy_ns_ = 0;       // GUARDED_BY(mu_)
-  std::vector<BusyCalendar> channels_;    // GUARDED_BY(mu_)
-  std::vector<BusyCalendar> dies_;        // GUARDED_BY(mu_)
-  std::vector<Zone> zones_;               // GUARDED_BY(mu_)
-  Stats stats_;                           // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  uint64_t rng_ ZONEKV_GUARDED_BY(mu_);  // xorshift64* state
+  int64_t controller_busy_ns_ ZONEKV_GUARDED_BY(mu_) = 0;
+  int64_t write_bw_busy_ns_ ZONEKV_GUARDED_BY(mu_) = 0;
+  int64_t read_bw_busy_ns_ ZONEKV_GUARDED_BY(mu_) = 0;
+  std::vector<BusyCalendar> channels_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<BusyCalendar> dies_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<Zone> zones_ ZONEKV_GUARDED_BY(mu_);
+  Stats stats_ ZONEKV_GUARDED_BY(mu_);
 };
 
 }  // namespace zonekv

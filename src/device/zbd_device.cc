@@ -13,9 +13,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "zbd_sysfs.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -113,13 +113,13 @@ class ZbdDevice final : public ZonedDevice {
   Status ResetZone(uint32_t zone) override;
   Status Flush() override;
   DeviceCounters counters() const override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     return counters_;
   }
 
  private:
   struct ZoneSlot {
-    std::mutex mu;               // serializes commands that move this zone's write pointer
+    Mutex mu;                    // serializes commands that move this zone's write pointer
     std::atomic<uint64_t> wp{0}; // absolute byte offset; stored after the data is on the device
   };
   enum class MgmtOp { kOpen, kClose, kFinish, kReset };
@@ -132,19 +132,20 @@ class ZbdDevice final : public ZonedDevice {
   std::string ZoneName(uint32_t zone) const { return name() + ": zone " + std::to_string(zone); }
   Status CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const;
   // Writes at `offset_bytes` in `zone`. REQUIRES: zones_[zone].mu held.
-  Status WriteLocked(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes);
+  Status WriteLocked(uint32_t zone, uint64_t offset_bytes, const char* data, size_t n_bytes)
+      ZONEKV_REQUIRES(zones_[zone].mu);
   // The Status for a write to `zone` that the device rejected (err != 0, the
   // kernel's errno) or that must not be issued because it crosses the zone
   // capacity (err == 0). Refreshes the zone's tracked write pointer.
   // REQUIRES: zones_[zone].mu held.
-  Status WriteError(uint32_t zone, uint64_t offset_bytes, size_t n_bytes, int err);
+  Status WriteError(uint32_t zone, uint64_t offset_bytes, size_t n_bytes, int err) ZONEKV_REQUIRES(zones_[zone].mu);
   Status Manage(uint32_t zone, MgmtOp op);
   // TooManyActive if `zone` is empty and max_active zones are already active;
   // `op` names the command in the message. The device would reject the
   // command too, but QEMU 7.2 first auto-closes an implicitly open zone, so
   // the rejected command would change another zone's state.
   // REQUIRES: zones_[zone].mu held.
-  Status CheckActiveLimit(uint32_t zone, const char* op) const;
+  Status CheckActiveLimit(uint32_t zone, const char* op) const ZONEKV_REQUIRES(zones_[zone].mu);
   // pread/pwrite of whole blocks at `offset`, through an aligned bounce
   // buffer when `buf` is not aligned. Returns 0 or the errno; *done is the
   // number of bytes transferred before an error.
@@ -156,9 +157,9 @@ class ZbdDevice final : public ZonedDevice {
   const DeviceGeometry geometry_;
   const uint64_t zone_sectors_;
   std::unique_ptr<ZoneSlot[]> zones_;
-  mutable std::mutex mu_;
-  std::vector<uint64_t> reset_counts_;  // GUARDED_BY(mu_)
-  DeviceCounters counters_;             // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<uint64_t> reset_counts_ ZONEKV_GUARDED_BY(mu_);
+  DeviceCounters counters_ ZONEKV_GUARDED_BY(mu_);
 };
 
 Status ZbdDevice::CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const char* op) const {
@@ -176,7 +177,7 @@ Status ZbdDevice::CheckAligned(uint64_t offset_bytes, uint64_t n_bytes, const ch
 Status ZbdDevice::ReportZones(uint32_t first, uint32_t count, std::vector<ZoneInfo>* zones) {
   const size_t before = zones->size();
   ZONEKV_RETURN_IF_ERROR(ReportRaw(first, count, zones));
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (size_t i = before; i < zones->size(); i++) (*zones)[i].reset_count = reset_counts_[(*zones)[i].id];
   return Status::OK();
 }
@@ -267,7 +268,7 @@ Status ZbdDevice::Read(uint64_t offset_bytes, size_t n_bytes, char* buf) {
     std::memset(out + visible, 0, chunk - visible);
     off += chunk;
   }
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   counters_.reads++;
   counters_.host_read_bytes += n_bytes;
   return Status::OK();
@@ -328,13 +329,13 @@ Status ZbdDevice::WriteLocked(uint32_t zone, uint64_t offset_bytes, const char* 
   const int err = WriteBlocks(offset_bytes, n_bytes, data, &done);
   if (err != 0) {
     if (done > 0) {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       counters_.host_write_bytes += done;
     }
     return WriteError(zone, offset_bytes, n_bytes, err);
   }
   zones_[zone].wp.store(offset_bytes + n_bytes, std::memory_order_release);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   counters_.writes++;
   counters_.host_write_bytes += n_bytes;
   return Status::OK();
@@ -344,7 +345,7 @@ Status ZbdDevice::Write(uint64_t offset_bytes, const char* data, size_t n_bytes)
   ZONEKV_RETURN_IF_ERROR(CheckAligned(offset_bytes, n_bytes, "write"));
   if (n_bytes == 0) return Status::InvalidArgument("write at offset " + std::to_string(offset_bytes) + " has length 0");
   const uint32_t zone = ZoneOf(offset_bytes);
-  std::lock_guard<std::mutex> zl(zones_[zone].mu);
+  MutexLock zl(&zones_[zone].mu);
   return WriteLocked(zone, offset_bytes, data, n_bytes);
 }
 
@@ -355,7 +356,7 @@ Status ZbdDevice::Append(uint32_t zone, const char* data, size_t n_bytes, uint64
                                    ": length must be a positive multiple of the block size " +
                                    std::to_string(geometry_.block_size));
   }
-  std::lock_guard<std::mutex> zl(zones_[zone].mu);
+  MutexLock zl(&zones_[zone].mu);
   const uint64_t at = zones_[zone].wp.load(std::memory_order_relaxed);
   ZONEKV_RETURN_IF_ERROR(WriteLocked(zone, at, data, n_bytes));
   *written_at_bytes = at;
@@ -378,7 +379,7 @@ Status ZbdDevice::Manage(uint32_t zone, MgmtOp op) {
   static const char* const kOpNames[] = {"open", "close", "finish", "reset"};
   const char* op_name = kOpNames[static_cast<int>(op)];
   ZONEKV_RETURN_IF_ERROR(geometry_.CheckZoneId(zone, op_name));
-  std::lock_guard<std::mutex> zl(zones_[zone].mu);
+  MutexLock zl(&zones_[zone].mu);
   std::vector<ZoneInfo> before;
   ZONEKV_RETURN_IF_ERROR(ReportRaw(zone, 1, &before));
   const ZoneState from = before[0].state;
@@ -419,7 +420,7 @@ Status ZbdDevice::Manage(uint32_t zone, MgmtOp op) {
   ZONEKV_RETURN_IF_ERROR(ReportRaw(zone, 1, &after));
   zones_[zone].wp.store(after[0].wp_bytes, std::memory_order_release);
   const ZoneState to = after[0].state;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (to != from) counters_.transitions++;
   switch (op) {
     case MgmtOp::kOpen:
