@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <vector>
 
 #include "section_timer.h"
@@ -11,6 +10,7 @@
 #include "victim_policy.h"
 #include "zone_table.h"
 #include "zonekv/ftl.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -91,7 +91,9 @@ class FtlImpl final : public Ftl {
     for (uint32_t z = 0; z < geometry_.nr_zones; z++) free_.push_back(z);
   }
 
+  // Before the FTL is shared (Ftl::Open); takes mu_ for the contract's sake.
   Status Init() {
+    MutexLock lock(&mu_);
     ZONEKV_RETURN_IF_ERROR(NewVictimPolicy(options_.policy, &zones_, &policy_));
     // The mapping is volatile: start from an empty device.
     constexpr uint32_t kChunk = 4096;
@@ -110,7 +112,7 @@ class FtlImpl final : public Ftl {
   Status Write(uint64_t lba, const char* data) override {
     ZONEKV_RETURN_IF_ERROR(CheckLba(lba, "write"));
     uint64_t t0 = NowNs();
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     stats_.lock_wait_ns += SectionNs(t0, NowNs());
     ZONEKV_RETURN_IF_ERROR(EnsureUserFrontier());
     uint64_t pba = Pba(user_.zone, user_.next);
@@ -124,7 +126,7 @@ class FtlImpl final : public Ftl {
 
   Status Read(uint64_t lba, char* buf) override {
     ZONEKV_RETURN_IF_ERROR(CheckLba(lba, "read"));
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     stats_.user_reads++;
     uint32_t pba = l2p_[lba];
     if (pba == kUnmapped) {
@@ -136,7 +138,7 @@ class FtlImpl final : public Ftl {
 
   Status Trim(uint64_t lba) override {
     ZONEKV_RETURN_IF_ERROR(CheckLba(lba, "trim"));
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     stats_.trims++;
     if (l2p_[lba] == kUnmapped) return Status::OK();
     Invalidate(l2p_[lba]);
@@ -145,7 +147,7 @@ class FtlImpl final : public Ftl {
   }
 
   FtlStats stats() const override {
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     return stats_;
   }
 
@@ -169,7 +171,7 @@ class FtlImpl final : public Ftl {
   }
 
   Json MemoryJson() const override {
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     uint64_t zones = geometry_.nr_zones;
     uint64_t policy = policy_->MemoryBytes();
     uint64_t table = ZoneTable::kBytesPerZone * zones;
@@ -186,7 +188,7 @@ class FtlImpl final : public Ftl {
   }
 
   Status CheckConsistency() const override {
-    std::lock_guard<SpinLock> lock(mu_);
+    MutexLock lock(&mu_);
     std::vector<uint32_t> valid(geometry_.nr_zones, 0);
     for (uint64_t pba = 0; pba < p2l_.size(); pba++) {
       uint32_t lba = p2l_[pba];
@@ -228,7 +230,7 @@ class FtlImpl final : public Ftl {
 
   // Records a policy hook timed as [t1, now) after the empty control
   // section [t0, t1), unless either was interrupted. REQUIRES: mu_ held.
-  void AddHookTime(uint64_t t0, uint64_t t1) {
+  void AddHookTime(uint64_t t0, uint64_t t1) ZONEKV_REQUIRES(mu_) {
     uint64_t t2 = NowNs();
     if (t2 - t1 > kInterruptedSectionNs || t1 - t0 > kInterruptedSectionNs) {
       stats_.interrupted_sections++;
@@ -239,7 +241,7 @@ class FtlImpl final : public Ftl {
   }
 
   // REQUIRES: mu_ held; pba mapped.
-  void Invalidate(uint64_t pba) {
+  void Invalidate(uint64_t pba) ZONEKV_REQUIRES(mu_) {
     uint32_t z = static_cast<uint32_t>(pba / blocks_per_zone_);
     uint32_t old_valid = zones_.valid(z);
     p2l_[pba] = kUnmapped;
@@ -253,7 +255,7 @@ class FtlImpl final : public Ftl {
 
   // Records that `pba`, the next block of frontier *f, now holds `lba`.
   // REQUIRES: mu_ held.
-  void Map(uint64_t lba, uint64_t pba, Frontier* f) {
+  void Map(uint64_t lba, uint64_t pba, Frontier* f) ZONEKV_REQUIRES(mu_) {
     l2p_[lba] = static_cast<uint32_t>(pba);
     p2l_[pba] = static_cast<uint32_t>(lba);
     zones_.AddValid(f->zone);
@@ -267,7 +269,7 @@ class FtlImpl final : public Ftl {
   }
 
   // REQUIRES: mu_ held.
-  Status Allocate(Frontier* f) {
+  Status Allocate(Frontier* f) ZONEKV_REQUIRES(mu_) {
     if (free_.empty()) {
       return Status::NoSpace("FTL: no free zone left and GC found no zone with invalid blocks (" +
                              std::to_string(geometry_.nr_zones) + " zones, " + std::to_string(op_zones_) +
@@ -281,7 +283,7 @@ class FtlImpl final : public Ftl {
   }
 
   // REQUIRES: mu_ held.
-  Status EnsureUserFrontier() {
+  Status EnsureUserFrontier() ZONEKV_REQUIRES(mu_) {
     if (user_.zone != kNoZone) return Status::OK();
     if (free_.size() <= gc_low_) ZONEKV_RETURN_IF_ERROR(CollectGarbage());
     return Allocate(&user_);
@@ -289,7 +291,7 @@ class FtlImpl final : public Ftl {
 
   // Cleans victims until the free pool reaches the high watermark or the
   // policy has none left. REQUIRES: mu_ held.
-  Status CollectGarbage() {
+  Status CollectGarbage() ZONEKV_REQUIRES(mu_) {
     while (free_.size() < gc_high_) {
       uint64_t s0 = ThreadCpuNs();
       uint32_t victim = policy_->SelectVictim();
@@ -302,7 +304,7 @@ class FtlImpl final : public Ftl {
 
   // Moves the valid blocks of `victim` to the GC frontier and resets it.
   // REQUIRES: mu_ held.
-  Status Clean(uint32_t victim) {
+  Status Clean(uint32_t victim) ZONEKV_REQUIRES(mu_) {
     zones_.SetState(victim, FtlZoneState::kVictim);
     for (uint32_t i = 0; i < blocks_per_zone_ && zones_.valid(victim) > 0; i++) {
       uint64_t from = Pba(victim, i);
@@ -341,15 +343,16 @@ class FtlImpl final : public Ftl {
   const uint64_t logical_blocks_;
 
   mutable SpinLock mu_;
-  ZoneTable zones_;                       // GUARDED_BY(mu_)
-  std::unique_ptr<VictimPolicy> policy_;  // GUARDED_BY(mu_)
-  std::vector<uint32_t> l2p_;             // GUARDED_BY(mu_)
-  std::vector<uint32_t> p2l_;             // GUARDED_BY(mu_)
-  std::deque<uint32_t> free_;             // GUARDED_BY(mu_); FIFO spreads wear
-  Frontier user_, gc_;                    // GUARDED_BY(mu_)
-  std::vector<char> copy_buffer_;         // GUARDED_BY(mu_); one block in GC transit
-  const std::vector<char> zeros_;         // written for Write(lba, nullptr)
-  FtlStats stats_;                        // GUARDED_BY(mu_)
+  ZoneTable zones_ ZONEKV_GUARDED_BY(mu_);
+  std::unique_ptr<VictimPolicy> policy_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<uint32_t> l2p_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<uint32_t> p2l_ ZONEKV_GUARDED_BY(mu_);
+  std::deque<uint32_t> free_ ZONEKV_GUARDED_BY(mu_);  // FIFO spreads wear
+  Frontier user_ ZONEKV_GUARDED_BY(mu_);
+  Frontier gc_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<char> copy_buffer_ ZONEKV_GUARDED_BY(mu_);  // one block in GC transit
+  const std::vector<char> zeros_;                      // written for Write(lba, nullptr)
+  FtlStats stats_ ZONEKV_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 
 #include "zonekv/ftl.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -26,9 +26,9 @@ class MeasuredPhase {
   uint64_t half_;
   FtlStats start_;
   uint64_t start_ns_, start_cpu_ns_;
-  std::mutex mu_;
-  bool have_mid_ = false;  // GUARDED_BY(mu_)
-  FtlStats mid_;           // GUARDED_BY(mu_)
+  Mutex mu_;
+  bool have_mid_ ZONEKV_GUARDED_BY(mu_) = false;
+  FtlStats mid_ ZONEKV_GUARDED_BY(mu_);
 };
 
 }  // namespace zonekv

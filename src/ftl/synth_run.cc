@@ -7,6 +7,7 @@
 #include "measured_phase.h"
 #include "section_timer.h"
 #include "zonekv/ftl.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -36,7 +37,7 @@ MeasuredPhase::MeasuredPhase(Ftl* ftl, uint64_t writes)
 void MeasuredPhase::WriteDone(uint64_t completed) {
   if (completed != half_) return;
   FtlStats s = ftl_->stats();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   have_mid_ = true;
   mid_ = s;
 }
@@ -46,7 +47,7 @@ void MeasuredPhase::Finish(uint64_t ops, RunResult* result) {
   result->elapsed_s = static_cast<double>(NowNs() - start_ns_) / 1e9;
   result->process_cpu_s = static_cast<double>(ProcessCpuNs() - start_cpu_ns_) / 1e9;
   result->total = end.Since(start_);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   result->steady = end.Since(have_mid_ ? mid_ : start_);
   result->ops = ops;
   result->timer_overhead_ns = TimerOverheadNs();
@@ -88,7 +89,7 @@ Status RunSynthetic(Ftl* ftl, const SynthOptions& o, RunResult* result) {
   MeasuredPhase phase(ftl, writes);
   std::atomic<uint64_t> completed{0}, ops{0};
   std::atomic<bool> failed{false};
-  std::mutex error_mu;
+  Mutex error_mu;
   Status error;
   auto worker = [&](uint32_t t) {
     uint64_t quota = writes / o.threads + (t < writes % o.threads ? 1 : 0);
@@ -99,7 +100,7 @@ Status RunSynthetic(Ftl* ftl, const SynthOptions& o, RunResult* result) {
       my_ops++;
       Status s = op.is_write ? ftl->Write(op.lba, nullptr) : ftl->Read(op.lba, buf.data());
       if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(error_mu);
+        MutexLock lock(&error_mu);
         if (!failed.exchange(true)) error = s;
         break;
       }
