@@ -1,36 +1,37 @@
 #include "compaction_metrics.h"
+#include "zonekv/mutex.h"
 
 #include <algorithm>
 
 namespace zonekv {
 
 void CompactionMetrics::AddPickTime(uint64_t ns) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   pick_ns_.push_back(ns);
 }
 
 void CompactionMetrics::AddJob(const CompactionJobRecord& job) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   jobs_.push_back(job);
 }
 
 void CompactionMetrics::AddAborted() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ++aborted_;
 }
 
 void CompactionMetrics::AddFailed() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ++failed_;
 }
 
 void CompactionMetrics::AddSubcompaction() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   ++subcompactions_;
 }
 
 CompactionStats CompactionMetrics::Stats() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   CompactionStats st;
   for (const CompactionJobRecord& j : jobs_) {
     st.all.Add(j);

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "zonekv/compaction_stats.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -20,12 +20,12 @@ class CompactionMetrics {
   CompactionStats Stats() const;
 
  private:
-  mutable std::mutex mu_;
-  std::vector<uint64_t> pick_ns_;           // GUARDED_BY(mu_)
-  std::vector<CompactionJobRecord> jobs_;   // GUARDED_BY(mu_)
-  uint64_t aborted_ = 0;                    // GUARDED_BY(mu_)
-  uint64_t failed_ = 0;                     // GUARDED_BY(mu_)
-  uint64_t subcompactions_ = 0;             // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<uint64_t> pick_ns_ ZONEKV_GUARDED_BY(mu_);
+  std::vector<CompactionJobRecord> jobs_ ZONEKV_GUARDED_BY(mu_);
+  uint64_t aborted_ ZONEKV_GUARDED_BY(mu_) = 0;
+  uint64_t failed_ ZONEKV_GUARDED_BY(mu_) = 0;
+  uint64_t subcompactions_ ZONEKV_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace zonekv

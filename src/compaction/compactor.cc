@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <time.h>
@@ -16,6 +15,7 @@
 #include "compactor_listener.h"
 #include "inval_scorer.h"
 #include "zonekv/compactor.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -78,7 +78,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   }
 
   void Wake() override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     ++generation_;
     cv_.notify_all();
   }
@@ -87,13 +87,13 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   void FileDeleted(const std::string& path) override { scorer_.FileDeleted(path); }
 
   Status WaitUntilIdle(uint64_t timeout_ms) override {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     ++generation_;  // look again, whatever happened before this call
     cv_.notify_all();
-    bool idle = cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] {
+    bool idle = cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&]() ZONEKV_REQUIRES(mu_) {
       return stopped_ || (running_ == 0 && idle_generation_ == generation_ && idle_threads_ == threads_.size());
     });
-    if (!first_error_.ok()) return first_error_;
+    if (Status e = FirstError(); !e.ok()) return e;
     if (!idle) {
       return Status::Busy("compactor still busy after " + std::to_string(timeout_ms) + " ms (" +
                           std::to_string(running_) + " jobs running)");
@@ -103,7 +103,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
 
   void Stop() override {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       if (stopped_) return;
       stopped_ = true;
       cv_.notify_all();
@@ -123,7 +123,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
 
  private:
   void Run() {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     uint64_t seen = 0;     // the generation this thread last picked at
     uint64_t counted = 0;  // the generation this thread last reported idle at
     while (!stopped_) {
@@ -155,8 +155,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     }
   }
 
-  // REQUIRES: mu_ held.
-  void Reserve(const Job& job, bool on) {
+  void Reserve(const Job& job, bool on) ZONEKV_REQUIRES(mu_) {
     const CompactionPick& p = job.pick;
     for (uint64_t n : p.input_files) on ? (void)reserved_.insert(n) : (void)reserved_.erase(n);
     for (uint64_t n : p.output_files) on ? (void)reserved_.insert(n) : (void)reserved_.erase(n);
@@ -169,9 +168,9 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     }
   }
 
-  // REQUIRES: mu_ held. Calls into the DB and the layout provider, which
-  // must not call back into the compactor.
-  bool PickLocked(Job* job) {
+  // Calls into the DB and the layout provider, which must not call back
+  // into the compactor.
+  bool PickLocked(Job* job) ZONEKV_REQUIRES(mu_) {
     rocksdb::ColumnFamilyMetaData meta;
     db_->GetColumnFamilyMetaData(cf_, &meta);
     LsmView view = LsmViewFromMetaData(meta, db_options_);
@@ -213,7 +212,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   }
 
   // Runs one job; true if the LSM changed.
-  bool RunJob(Job* job) {
+  bool RunJob(Job* job) ZONEKV_EXCLUDES(mu_) {
     const CompactionPick& p = job->pick;
     CompactionJobHint hint;
     hint.job_id = job->id;
@@ -272,9 +271,14 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     return true;
   }
 
-  void Fail(const Status& s) {
-    std::lock_guard<std::mutex> l(error_mu_);
+  // Keeps the first error a job or a pick reported.
+  void Fail(const Status& s) ZONEKV_EXCLUDES(error_mu_) {
+    MutexLock l(&error_mu_);
     if (first_error_.ok()) first_error_ = s;
+  }
+  Status FirstError() ZONEKV_EXCLUDES(error_mu_) {
+    MutexLock l(&error_mu_);
+    return first_error_;
   }
 
   rocksdb::DB* const db_;
@@ -287,19 +291,19 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   mutable InvalScorer scorer_{opts_.layout, &metrics_};  // after metrics_
   std::vector<std::thread> threads_;  // written only by Launch, before any thread runs
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopped_ = false;                // GUARDED_BY(mu_)
-  uint64_t generation_ = 1;             // GUARDED_BY(mu_); bumped on every LSM change
-  uint64_t idle_generation_ = 0;        // GUARDED_BY(mu_)
-  size_t idle_threads_ = 0;             // GUARDED_BY(mu_); threads idle at idle_generation_
-  size_t running_ = 0;                  // GUARDED_BY(mu_)
-  uint64_t next_job_id_ = 0;            // GUARDED_BY(mu_)
-  std::set<uint64_t> reserved_;         // GUARDED_BY(mu_); inputs of running jobs
-  std::vector<std::pair<uint64_t, RunningOutput>> running_outputs_;  // GUARDED_BY(mu_); by job id
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  bool stopped_ ZONEKV_GUARDED_BY(mu_) = false;
+  uint64_t generation_ ZONEKV_GUARDED_BY(mu_) = 1;  // bumped on every LSM change
+  uint64_t idle_generation_ ZONEKV_GUARDED_BY(mu_) = 0;
+  size_t idle_threads_ ZONEKV_GUARDED_BY(mu_) = 0;  // threads idle at idle_generation_
+  size_t running_ ZONEKV_GUARDED_BY(mu_) = 0;
+  uint64_t next_job_id_ ZONEKV_GUARDED_BY(mu_) = 0;
+  std::set<uint64_t> reserved_ ZONEKV_GUARDED_BY(mu_);  // inputs of running jobs
+  std::vector<std::pair<uint64_t, RunningOutput>> running_outputs_ ZONEKV_GUARDED_BY(mu_);  // by job id
 
-  std::mutex error_mu_;                 // taken with or without mu_; never takes mu_
-  Status first_error_;                  // GUARDED_BY(error_mu_)
+  Mutex error_mu_ ZONEKV_ACQUIRED_AFTER(mu_);  // taken with or without mu_; never takes mu_
+  Status first_error_ ZONEKV_GUARDED_BY(error_mu_);
 };
 
 }  // namespace

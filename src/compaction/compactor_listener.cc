@@ -1,14 +1,15 @@
 #include "compactor_listener.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
 void Compactor::ListenerSlot::Bind(CompactorEvents* target) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   target_ = target;
 }
 
 void Compactor::ListenerSlot::OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (target_ != nullptr) target_->Wake();
 }
 
@@ -18,17 +19,17 @@ void Compactor::ListenerSlot::OnCompactionCompleted(rocksdb::DB*, const rocksdb:
   // compactor wakes itself after each of its own jobs. A failed compaction
   // changed nothing; waking on it could spin on a DB that fails every job.
   if (!info.status.ok()) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (target_ != nullptr) target_->Wake();
 }
 
 void Compactor::ListenerSlot::OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (target_ != nullptr) target_->FileDeleted(info.file_path);
 }
 
 void Compactor::ListenerSlot::OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo&) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (target_ != nullptr) target_->CountSubcompaction();
 }
 

@@ -3,12 +3,12 @@
 // once it starts; events before binding or after unbinding are dropped.
 #pragma once
 
-#include <mutex>
 #include <string>
 
 #include <rocksdb/listener.h>
 
 #include "zonekv/compactor.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -34,8 +34,8 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
   void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
 
  private:
-  std::mutex mu_;
-  CompactorEvents* target_ = nullptr;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CompactorEvents* target_ ZONEKV_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace zonekv

@@ -1,4 +1,5 @@
 #include "inval_scorer.h"
+#include "zonekv/mutex.h"
 
 #include <iterator>
 
@@ -21,7 +22,7 @@ void InvalScorer::Add(const CompactionJobRecord& record, std::vector<uint64_t> i
   // before this job was known. The view is taken under mu_, so a deletion
   // either shows in it or reaches FileDeleted after the job is queued (the
   // file system drops a file before RocksDB reports its deletion).
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   FsView now;
   if (layout_ && layout_(&now).ok()) {
     std::set<uint64_t> present;
@@ -42,7 +43,7 @@ void InvalScorer::Add(const CompactionJobRecord& record, std::vector<uint64_t> i
 void InvalScorer::FileDeleted(const std::string& path) {
   uint64_t number = SstNumber(path);
   if (number == 0) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (size_t i = 0; i < waiting_.size();) {
     waiting_[i].undeleted.erase(number);
     if (waiting_[i].undeleted.empty()) {
@@ -55,7 +56,7 @@ void InvalScorer::FileDeleted(const std::string& path) {
 }
 
 void InvalScorer::Flush() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   for (auto& w : waiting_) ScoreLocked(&w, std::nullopt);
   waiting_.clear();
 }

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +16,7 @@
 
 #include "compaction_metrics.h"
 #include "zonekv/compactor.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -49,12 +49,12 @@ class InvalScorer {
     ZoneLayout layout;
   };
   // Scores on `view`, or on a fresh view if none. REQUIRES: mu_ held.
-  void ScoreLocked(Waiting* w, const std::optional<FsView>& view);
+  void ScoreLocked(Waiting* w, const std::optional<FsView>& view) ZONEKV_REQUIRES(mu_);
 
   const std::function<Status(FsView*)> layout_;
   CompactionMetrics* const metrics_;
-  std::mutex mu_;
-  std::vector<Waiting> waiting_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<Waiting> waiting_ ZONEKV_GUARDED_BY(mu_);
 };
 
 }  // namespace zonekv

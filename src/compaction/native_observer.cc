@@ -5,7 +5,6 @@
 // deleted the inputs, as for the external compactor (inval_scorer.h).
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <set>
 
 #include <rocksdb/listener.h>
@@ -13,6 +12,7 @@
 #include "compaction_metrics.h"
 #include "inval_scorer.h"
 #include "zonekv/compactor.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -30,14 +30,14 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
       j.have_layout = true;
     }
     j.start = std::chrono::steady_clock::now();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     running_[ci.job_id] = std::move(j);
   }
 
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& ci) override {
     Job j;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       auto it = running_.find(ci.job_id);
       if (it == running_.end()) return;
       j = std::move(it->second);
@@ -103,8 +103,8 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
   const std::function<Status(FsView*)> layout_;
   CompactionMetrics metrics_;
   InvalScorer scorer_;  // after metrics_
-  std::mutex mu_;
-  std::map<int, Job> running_;  // GUARDED_BY(mu_); by RocksDB job id
+  Mutex mu_;
+  std::map<int, Job> running_ ZONEKV_GUARDED_BY(mu_);  // by RocksDB job id
 };
 
 NativeCompactionObserver::NativeCompactionObserver(std::function<Status(FsView*)> layout)
