@@ -16,7 +16,6 @@
 
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include <rocksdb/db.h>
@@ -24,6 +23,7 @@
 
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -80,7 +80,7 @@ class ZCutoffController : public rocksdb::EventListener {
 
   // Recomputes now, in the caller's thread; returns the status of SetOptions
   // if it was called. Exposed for tests and for callers without events.
-  rocksdb::Status UpdateNow();
+  rocksdb::Status UpdateNow() ZONEKV_EXCLUDES(mu_);
 
   ZCutoffStats Stats() const;
 
@@ -91,18 +91,20 @@ class ZCutoffController : public rocksdb::EventListener {
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo&) override { Wake(); }
 
  private:
-  void Wake();
-  void Loop();
+  void Wake() ZONEKV_EXCLUDES(mu_);
+  void Loop() ZONEKV_EXCLUDES(mu_);
 
   const std::function<FsView()> view_source_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  rocksdb::DB* db_ = nullptr;  // GUARDED_BY(mu_)
-  bool pending_ = false;       // GUARDED_BY(mu_)
-  bool stop_ = false;          // GUARDED_BY(mu_)
+  Mutex update_mu_ ZONEKV_ACQUIRED_BEFORE(mu_);  // serialises UpdateNow
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
+  rocksdb::DB* db_ ZONEKV_GUARDED_BY(mu_) = nullptr;
+  bool pending_ ZONEKV_GUARDED_BY(mu_) = false;
+  bool stop_ ZONEKV_GUARDED_BY(mu_) = false;
+  // Started by Attach, joined by Detach; the owner calls those in turn,
+  // never concurrently.
   std::thread thread_;
-  std::mutex update_mu_;       // serialises UpdateNow
-  ZCutoffStats stats_;         // GUARDED_BY(mu_); stats_.cutoff is what RocksDB holds
+  ZCutoffStats stats_ ZONEKV_GUARDED_BY(mu_);  // stats_.cutoff is what RocksDB holds
 };
 
 // ---- The blob GC cutoff family

@@ -16,10 +16,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "zonekv/mutex.h"
 #include "zonekv/status.h"
 
 namespace zonekv {
@@ -115,8 +115,8 @@ class AcknowledgedCounter {
  private:
   std::atomic<uint64_t> next_;
   std::atomic<uint64_t> last_;
-  std::mutex mu_;
-  std::set<uint64_t> pending_;  // acknowledged values > last_ + 1; REQUIRES: mu_ held
+  Mutex mu_;
+  std::set<uint64_t> pending_ ZONEKV_GUARDED_BY(mu_);  // acknowledged values > last_ + 1
 };
 
 // YCSB SkewedLatestGenerator: favours the most recently inserted keys,

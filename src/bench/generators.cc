@@ -1,6 +1,7 @@
 // YCSB's key generators, reimplemented from their documented semantics.
 #include <cmath>
 
+#include "zonekv/mutex.h"
 #include "zonekv/workload.h"
 
 namespace zonekv {
@@ -103,7 +104,7 @@ AcknowledgedCounter::AcknowledgedCounter(uint64_t start) : next_(start), last_(s
 uint64_t AcknowledgedCounter::Next() { return next_.fetch_add(1, std::memory_order_relaxed); }
 
 void AcknowledgedCounter::Acknowledge(uint64_t value) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   uint64_t last = last_.load(std::memory_order_relaxed);
   if (value != last + 1) {
     pending_.insert(value);

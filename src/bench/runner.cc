@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <limits>
-#include <mutex>
 #include <thread>
 
 #include <rocksdb/convenience.h>
@@ -21,6 +20,7 @@
 #include "rocksdb_options.h"
 #include "storage.h"
 #include "zonekv/bench.h"
+#include "zonekv/mutex.h"
 #include "zonekv/workload.h"
 
 namespace zonekv {
@@ -82,7 +82,7 @@ class Run {
                     : limit;
     shared_ops_.store(0);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       current_phase_ = phase.name;
     }
     for (uint64_t t = 0; t < phase.threads; t++) {
@@ -107,12 +107,12 @@ class Run {
 
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   Status error() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return error_;
   }
   uint64_t completed_ops() const { return completed_ops_.load(std::memory_order_relaxed); }
   std::string current_phase() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return current_phase_;
   }
   void set_ycsb(const YcsbSpec& spec, uint64_t record_count, uint64_t operation_count) {
@@ -126,7 +126,7 @@ class Run {
   bool Stop() const { return failed() || Clock::now() >= deadline_; }
 
   void Fail(const Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (error_.ok()) error_ = s;
     failed_.store(true, std::memory_order_release);
   }
@@ -252,9 +252,9 @@ class Run {
   std::atomic<uint64_t> shared_ops_{0};      // YCSB: operations handed out in this phase
   std::atomic<uint64_t> completed_ops_{0};   // all phases
   std::atomic<bool> failed_{false};
-  std::mutex mu_;
-  Status error_;                             // REQUIRES: mu_ held
-  std::string current_phase_;                // REQUIRES: mu_ held
+  Mutex mu_;
+  Status error_ ZONEKV_GUARDED_BY(mu_);
+  std::string current_phase_ ZONEKV_GUARDED_BY(mu_);
   YcsbSpec ycsb_;
   uint64_t record_count_ = 0;
   uint64_t operation_count_ = 0;
@@ -279,7 +279,7 @@ class Sampler {
 
   void Stop() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stop_) return;
       stop_ = true;
     }
@@ -299,7 +299,7 @@ class Sampler {
  private:
   void Loop() {
     auto next_sample = start_ + std::chrono::seconds(1);
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     while (!stop_) {
       cv_.wait_until(lock, std::min(next_sample, Clock::now() + std::chrono::milliseconds(500)));
       if (stop_) break;
@@ -331,8 +331,8 @@ class Sampler {
     last_ = now;
   }
 
-  // REQUIRES: mu_ held. db_bench's --stats_interval_seconds line.
-  void PrintInterval(Clock::time_point now) {
+  // db_bench's --stats_interval_seconds line.
+  void PrintInterval(Clock::time_point now) ZONEKV_REQUIRES(mu_) {
     uint64_t ops = run_->completed_ops();
     double dt = std::chrono::duration<double>(now - interval_start_).count();
     if (interval_start_ == Clock::time_point()) dt = std::chrono::duration<double>(now - start_).count();
@@ -343,8 +343,8 @@ class Sampler {
     interval_start_ = now;
   }
 
-  // REQUIRES: mu_ held. Draws only after two seconds, so short runs stay quiet.
-  void Draw(Clock::time_point now) {
+  // Draws only after two seconds, so short runs stay quiet.
+  void Draw(Clock::time_point now) ZONEKV_REQUIRES(mu_) {
     double elapsed = std::chrono::duration<double>(now - start_).count();
     if (elapsed < 2.0 || total_ops_ == 0) return;
     uint64_t done = std::min(run_->completed_ops(), total_ops_);
@@ -375,11 +375,11 @@ class Sampler {
   uint64_t interval_ops_ = 0;           // completed ops at the last interval line
   Clock::time_point interval_start_{};  // time of the last interval line
   Clock::time_point start_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;            // REQUIRES: mu_ held
-  bool drawn_ = false;
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  bool stop_ ZONEKV_GUARDED_BY(mu_) = false;
   // Written by the sampler thread, and by Stop() once it has joined it.
+  bool drawn_ = false;
   std::vector<Json> samples_;
   uint64_t last_ops_ = 0;
   Clock::time_point last_ = start_;

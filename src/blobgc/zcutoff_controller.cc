@@ -3,6 +3,7 @@
 #include <string>
 
 #include "zonekv/blob_gc.h"
+#include "zonekv/mutex.h"
 
 namespace zonekv {
 
@@ -19,7 +20,7 @@ ZCutoffController::ZCutoffController(std::function<FsView()> view_source) : view
 ZCutoffController::~ZCutoffController() { Detach(); }
 
 void ZCutoffController::Attach(rocksdb::DB* db) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (db_ != nullptr) return;
   db_ = db;
   stats_.cutoff = -1;  // a reopened DB starts from its own options
@@ -30,28 +31,28 @@ void ZCutoffController::Attach(rocksdb::DB* db) {
 
 void ZCutoffController::Detach() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (db_ == nullptr) return;
     stop_ = true;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   db_ = nullptr;
 }
 
 void ZCutoffController::Wake() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     pending_ = true;
   }
   cv_.notify_one();
 }
 
 void ZCutoffController::Loop() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   while (true) {
-    cv_.wait(l, [this] { return stop_ || pending_; });
+    cv_.wait(l, [this]() ZONEKV_REQUIRES(mu_) { return stop_ || pending_; });
     if (stop_) return;
     pending_ = false;
     l.unlock();
@@ -59,15 +60,15 @@ void ZCutoffController::Loop() {
     l.lock();
     // Events come in bursts (a compaction creates and deletes several
     // files): let one gather, so that it costs one recomputation.
-    cv_.wait_for(l, kCoalesce, [this] { return stop_; });
+    cv_.wait_for(l, kCoalesce, [this]() ZONEKV_REQUIRES(mu_) { return stop_; });
   }
 }
 
 rocksdb::Status ZCutoffController::UpdateNow() {
-  std::lock_guard<std::mutex> serial(update_mu_);
+  MutexLock serial(&update_mu_);
   rocksdb::DB* db;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     db = db_;
   }
   if (db == nullptr) return rocksdb::Status::OK();
@@ -91,7 +92,7 @@ rocksdb::Status ZCutoffController::UpdateNow() {
     // not needed, which matters because RocksDB writes an OPTIONS file for
     // each SetOptions inside its write thread, blocking writers for
     // milliseconds (640 calls cost baza+ ~10% throughput on WL(A)).
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     size_t selected =
         stats_.cutoff < 0 ? SIZE_MAX : static_cast<size_t>(stats_.cutoff * static_cast<double>(z.live_files));
     changed = have && selected != z.eligible_files;
@@ -104,7 +105,7 @@ rocksdb::Status ZCutoffController::UpdateNow() {
 
   uint64_t us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   stats_.updates++;
   stats_.update_us_total += us;
   if (us > stats_.update_us_max) stats_.update_us_max = us;
@@ -119,7 +120,7 @@ rocksdb::Status ZCutoffController::UpdateNow() {
 }
 
 ZCutoffStats ZCutoffController::Stats() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return stats_;
 }
 

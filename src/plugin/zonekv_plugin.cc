@@ -8,11 +8,11 @@
 // The mount ends when the last of them is destroyed, which syncs.
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include <rocksdb/file_system.h>
 #include <rocksdb/utilities/object_registry.h>
 
+#include "zonekv/mutex.h"
 #include "zonekv/plugin.h"
 #include "zonekv/zoned_device.h"
 
@@ -32,11 +32,12 @@ class PluginFileSystem : public rocksdb::FileSystemWrapper {
   const std::shared_ptr<ZoneFs> fs_;
 };
 
-std::mutex mounts_mu;
-std::map<std::string, std::weak_ptr<ZoneFs>>* mounts = new std::map<std::string, std::weak_ptr<ZoneFs>>();  // by spec
+Mutex mounts_mu;
+std::map<std::string, std::weak_ptr<ZoneFs>>* const mounts ZONEKV_PT_GUARDED_BY(mounts_mu) =
+    new std::map<std::string, std::weak_ptr<ZoneFs>>();  // by spec
 
 Status MountFor(const PluginUri& p, std::shared_ptr<ZoneFs>* out) {
-  std::lock_guard<std::mutex> l(mounts_mu);
+  MutexLock l(&mounts_mu);
   // The device file, without its runtime keys, names the mount.
   const std::string key = p.device_spec.substr(0, p.device_spec.find(','));
   if (auto fs = (*mounts)[key].lock()) {
