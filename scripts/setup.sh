@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages zonekv needs to build, test and plot.
-# Safe to run repeatedly: it installs only what is missing.
+# Installs the Debian packages zonekv needs to build, test and plot, and
+# any further packages named as arguments (scripts/test.sh asks for clang-14
+# with ZONEKV_CLANG_TSA=1). Safe to run repeatedly: it installs only what is
+# missing.
 set -euo pipefail
 
-PACKAGES=(cmake ninja-build g++ libgtest-dev librocksdb-dev rocksdb-tools libzbd-dev pkg-config python3 python3-matplotlib)
+PACKAGES=(cmake ninja-build g++ libgtest-dev librocksdb-dev rocksdb-tools libzbd-dev pkg-config python3 python3-matplotlib
+          "$@")
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -4,6 +4,8 @@
 #   ZONEKV_SANITIZE=1 scripts/test.sh   also builds and tests with ASan+UBSan in build-asan/
 #   ZONEKV_TSAN=1 scripts/test.sh       also builds the device and file-system tests with
 #                                       ThreadSanitizer in build-tsan/ and runs them
+#   ZONEKV_CLANG_TSA=1 scripts/test.sh  also builds src/ with clang and its thread-safety
+#                                       analysis as errors in build-tsa/ (installs clang-14)
 # Every run sets ZONEKV_LOCK_CHECK=1: a device command issued under the file
 # system's lock aborts the test (docs/fs-locking.md).
 set -euo pipefail
@@ -34,4 +36,18 @@ if [ "${ZONEKV_TSAN:-0}" = "1" ]; then
     echo "== TSan: $t"
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$root/build-tsan/$t" --gtest_brief=1
   done
+fi
+
+if [ "${ZONEKV_CLANG_TSA:-0}" = "1" ]; then
+  # Lock contracts the compiler checks (docs/fs-locking.md): every library
+  # and binary of src/ built with clang, -Wthread-safety as errors. A
+  # compile-only step: the suite above ran the same code built with gcc.
+  "$root/scripts/setup.sh" clang-14
+  cmake -S "$root" -B "$root/build-tsa" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DZONEKV_THREAD_SAFETY=ON >/dev/null
+  src_targets=()
+  for d in "$root"/src/*/; do
+    if [ -f "$d/CMakeLists.txt" ]; then src_targets+=("src/$(basename "$d")/all"); fi
+  done
+  cmake --build "$root/build-tsa" -j "$jobs" --target "${src_targets[@]}"
+  echo "== clang thread-safety analysis: src/ builds clean"
 fi
