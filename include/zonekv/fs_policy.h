@@ -14,6 +14,20 @@
 //   finish:     which active zones to finish early (--finish)
 // The blob GC cutoff (blob_gc.h) and compaction picking (compactor.h) are
 // families of the layers above.
+//
+// Threading. Each ZoneFs owns its policy objects and calls them only while
+// it holds its lock (the engine's `mu_`, docs/fs-locking.md), so the calls
+// to one file system's policies run one at a time, never two at once, even
+// though they come from different threads: writers that need a zone
+// (Allocate, PickZonesToFinish, PickZonesToReset), the cleaner thread
+// (PickVictims, PickZonesToReset) and threads that close, delete or rename
+// files (PickZonesToReset). A policy may therefore keep state between calls
+// without a lock of its own. Because every file operation waits for that
+// lock, a call must be quick (no I/O, no sleeping) and must not call back
+// into the ZoneFs, which would deadlock. name(), NeedsFiles(), Cleans(),
+// DedicatesZones() and Finishes() are also asked while the file system is
+// built; their answers must never change. The compiler checks the engine's
+// side (its policy pointers are ZONEKV_PT_GUARDED_BY(mu_)).
 #pragma once
 
 #include <cstdint>

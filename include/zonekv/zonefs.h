@@ -26,6 +26,29 @@
 // commit: concurrent syncs share one journal write and one device flush).
 // Unmounting syncs.
 //
+// Threading. Every ZoneFs method and the rocksdb::FileSystem it provides
+// may be called from any number of threads at once, with these exceptions:
+// Format only on a device no ZoneFs has mounted; one mount per device
+// (two would allocate the same zones); nothing may call into a ZoneFs
+// while it is being destroyed (close the DB first). A writable or
+// sequential file object is used by one thread at a time (RocksDB's
+// contract for FSWritableFile and FSSequentialFile); random-access readers
+// of a file may read concurrently with each other and with its writer.
+// What runs concurrently, and what one at a time: all metadata (the file
+// table, the zone table, the journal queue) is behind one lock, so
+// creates, deletes, renames, directory calls, opens, zone allocation and
+// the policies' decisions (fs_policy.h) run one at a time; but no thread
+// holds that lock while it waits for the device, so data writes to
+// different files, reads, zone resets, finishes and closes, the journal
+// write and device flush of a sync, and the cleaner's copying all run
+// concurrently. Concurrent syncs share one journal write and one flush
+// (group commit, above); a reset waits only for readers of its own zone.
+// Stats, View, Files and Fsck take a consistent copy under the lock and may
+// be called at any time. With a cleaning policy other than `off`, a
+// background thread (started by Mount, stopped by the destructor) cleans
+// zones. The lock contracts are checked by clang's thread-safety analysis
+// (docs/fs-locking.md).
+//
 // Partial blocks: device I/O is in whole blocks. At Sync (and Close) the
 // unwritten tail of a file is written padded with zeros to a block boundary;
 // the extent records the exact byte length and the file's next data starts
