@@ -33,8 +33,13 @@ struct FreeDeleter {
 };
 using AlignedBuffer = std::unique_ptr<char, FreeDeleter>;
 
-AlignedBuffer AllocateAligned(size_t alignment, size_t n) {
-  return AlignedBuffer(static_cast<char*>(std::aligned_alloc(alignment, n)));
+// For I/O of n bytes (a multiple of `alignment`) at `buf`: nothing if `buf`
+// is aligned (O_DIRECT takes it as it is), else an aligned bounce buffer of
+// up to kBounceBytes in *bounce. Returns 0, or ENOMEM.
+int BounceFor(const void* buf, size_t n, size_t alignment, AlignedBuffer* bounce) {
+  if (reinterpret_cast<uintptr_t>(buf) % alignment == 0) return 0;
+  bounce->reset(static_cast<char*>(std::aligned_alloc(alignment, std::min(n, kBounceBytes))));
+  return *bounce ? 0 : ENOMEM;
 }
 
 ZoneState StateFromCond(uint8_t cond) {
@@ -183,13 +188,9 @@ Status ZbdDevice::ReportZones(uint32_t first, uint32_t count, std::vector<ZoneIn
 }
 
 int ZbdDevice::ReadBlocks(uint64_t offset, size_t n, char* buf) const {
-  const size_t bs = geometry_.block_size;
-  const bool aligned = reinterpret_cast<uintptr_t>(buf) % bs == 0;
   AlignedBuffer bounce;
-  if (!aligned) {
-    bounce = AllocateAligned(bs, std::min(n, kBounceBytes));
-    if (!bounce) return ENOMEM;
-  }
+  if (int err = BounceFor(buf, n, geometry_.block_size, &bounce); err != 0) return err;
+  const bool aligned = bounce == nullptr;
   size_t done = 0;
   while (done < n) {
     const size_t want = aligned ? n - done : std::min(n - done, kBounceBytes);
@@ -205,13 +206,9 @@ int ZbdDevice::ReadBlocks(uint64_t offset, size_t n, char* buf) const {
 }
 
 int ZbdDevice::WriteBlocks(uint64_t offset, size_t n, const char* buf, size_t* done) const {
-  const size_t bs = geometry_.block_size;
-  const bool aligned = reinterpret_cast<uintptr_t>(buf) % bs == 0;
   AlignedBuffer bounce;
-  if (!aligned) {
-    bounce = AllocateAligned(bs, std::min(n, kBounceBytes));
-    if (!bounce) return ENOMEM;
-  }
+  if (int err = BounceFor(buf, n, geometry_.block_size, &bounce); err != 0) return err;
+  const bool aligned = bounce == nullptr;
   *done = 0;
   while (*done < n) {
     const size_t want = aligned ? n - *done : std::min(n - *done, kBounceBytes);
