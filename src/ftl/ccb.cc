@@ -15,19 +15,11 @@
 namespace zonekv {
 namespace {
 
-class CcbPolicy final : public VictimPolicy {
+class CcbPolicy final : public ValidCountListsPolicy {
  public:
-  explicit CcbPolicy(const ZoneTable* zones)
-      : VictimPolicy(zones), lists_(zones->nr_zones(), zones->blocks_per_zone() + 1) {}
+  explicit CcbPolicy(const ZoneTable* zones) : ValidCountListsPolicy(zones) {}
 
   const char* name() const override { return "ccb"; }
-
-  void OnZoneFull(uint32_t z) override { lists_.Append(zones_->valid(z), z); }
-
-  void OnInvalidate(uint32_t z, uint32_t old_valid) override {
-    lists_.Remove(old_valid, z);
-    lists_.Append(old_valid - 1, z);
-  }
 
   uint32_t SelectVictim() override {
     uint32_t best = kNoZone, best_list = 0;
@@ -48,10 +40,6 @@ class CcbPolicy final : public VictimPolicy {
   }
 
   double Score(uint32_t z) const override { return CostBenefit(*zones_, z); }
-  uint64_t MemoryBytes() const override { return lists_.MemoryBytes(); }
-
- private:
-  ZoneLists lists_;
 };
 
 }  // namespace

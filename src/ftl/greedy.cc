@@ -9,19 +9,11 @@
 namespace zonekv {
 namespace {
 
-class GreedyPolicy final : public VictimPolicy {
+class GreedyPolicy final : public ValidCountListsPolicy {
  public:
-  explicit GreedyPolicy(const ZoneTable* zones)
-      : VictimPolicy(zones), lists_(zones->nr_zones(), zones->blocks_per_zone() + 1) {}
+  explicit GreedyPolicy(const ZoneTable* zones) : ValidCountListsPolicy(zones) {}
 
   const char* name() const override { return "greedy"; }
-
-  void OnZoneFull(uint32_t z) override { lists_.Append(zones_->valid(z), z); }
-
-  void OnInvalidate(uint32_t z, uint32_t old_valid) override {
-    lists_.Remove(old_valid, z);
-    lists_.Append(old_valid - 1, z);
-  }
 
   uint32_t SelectVictim() override {
     // The list of fully valid zones is never a source of victims.
@@ -36,10 +28,6 @@ class GreedyPolicy final : public VictimPolicy {
   }
 
   double Score(uint32_t z) const override { return zones_->invalid(z); }
-  uint64_t MemoryBytes() const override { return lists_.MemoryBytes(); }
-
- private:
-  ZoneLists lists_;
 };
 
 }  // namespace

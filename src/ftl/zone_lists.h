@@ -1,5 +1,6 @@
 // ZoneLists: one intrusive doubly linked list of zones per valid-block count
-// (0..blocks_per_zone), the data structure of greedy and CCB.
+// (0..blocks_per_zone), the data structure of greedy and CCB, and
+// ValidCountListsPolicy, the hooks the two share.
 //
 // Links live in two per-zone arrays (4 bytes each), heads and tails in two
 // per-list arrays, so append, remove and "move to the tail of another list"
@@ -9,6 +10,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "victim_policy.h"
 
 namespace zonekv {
 
@@ -29,6 +32,28 @@ class ZoneLists {
  private:
   std::vector<uint32_t> prev_, next_;
   std::vector<uint32_t> head_, tail_;
+};
+
+// A victim policy whose candidates sit in lists_, one list per valid-block
+// count: a zone enters the tail of list[valid] when it becomes full and
+// moves to the tail of list[valid - 1] on every invalidation, so each list
+// is ordered by the time of its zones' last invalidation, oldest at the
+// head. Every hook is O(1); a subclass picks among the list heads in
+// SelectVictim (and removes its pick from its list).
+class ValidCountListsPolicy : public VictimPolicy {
+ public:
+  explicit ValidCountListsPolicy(const ZoneTable* zones)
+      : VictimPolicy(zones), lists_(zones->nr_zones(), zones->blocks_per_zone() + 1) {}
+
+  void OnZoneFull(uint32_t z) final { lists_.Append(zones_->valid(z), z); }
+  void OnInvalidate(uint32_t z, uint32_t old_valid) final {
+    lists_.Remove(old_valid, z);
+    lists_.Append(old_valid - 1, z);
+  }
+  uint64_t MemoryBytes() const final { return lists_.MemoryBytes(); }
+
+ protected:
+  ZoneLists lists_;
 };
 
 }  // namespace zonekv
