@@ -20,22 +20,17 @@
 #include <string>
 
 #include "zonekv/mutex.h"
+#include "zonekv/random.h"
 #include "zonekv/status.h"
 
 namespace zonekv {
 
-// SplitMix64: a small deterministic PRNG (passes BigCrush). Not for crypto.
-class Random64 {
+// The workloads' generator (SplitMix64) with an exactly uniform draw.
+class Random64 : public SplitMix64 {
  public:
-  explicit Random64(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  // Uniform in [0, 1) with 53 bits of precision.
-  double NextDouble();
-  // Uniform in [0, n). REQUIRES: n > 0.
+  using SplitMix64::SplitMix64;
+  // Uniform in [0, n), without bias (rejection sampling). REQUIRES: n > 0.
   uint64_t Uniform(uint64_t n);
-
- private:
-  uint64_t state_;
 };
 
 // A seed for client thread `thread` of a run seeded with `seed`; distinct

@@ -6,15 +6,6 @@
 
 namespace zonekv {
 
-uint64_t Random64::Next() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-double Random64::NextDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
 uint64_t Random64::Uniform(uint64_t n) {
   // Rejection sampling keeps the result unbiased for any n.
   uint64_t limit = UINT64_MAX - UINT64_MAX % n;

@@ -5,15 +5,6 @@
 
 namespace zonekv {
 
-uint64_t BlockRandom::Next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-double BlockRandom::NextDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
 uint64_t BlockRandom::Uniform(uint64_t n) {
   // Lemire's multiply-shift; the bias is below 2^-32 for n < 2^32.
   return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);

@@ -15,19 +15,17 @@
 #include <vector>
 
 #include "zonekv/ftl.h"
+#include "zonekv/random.h"
 
 namespace zonekv {
 
-// SplitMix64.
-class BlockRandom {
+// The FTL workloads' generator (SplitMix64) with a one-multiplication draw.
+class BlockRandom : public SplitMix64 {
  public:
-  explicit BlockRandom(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  double NextDouble();           // [0, 1)
-  uint64_t Uniform(uint64_t n);  // [0, n); REQUIRES: n > 0
-
- private:
-  uint64_t state_;
+  using SplitMix64::SplitMix64;
+  // [0, n) by Lemire's multiply-shift (bias below 2^-32 for n < 2^32).
+  // REQUIRES: n > 0.
+  uint64_t Uniform(uint64_t n);
 };
 
 // Zipfian ranks in [0, n): P(i) ~ 1 / (i + 1)^theta.
