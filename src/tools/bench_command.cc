@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <utility>
 
 #include "commands.h"
 #include "zonekv/bench.h"
@@ -166,15 +167,6 @@ void PrintPolicies() {
   PrintFamily("policy (zonekv ftl)", FtlVictimPolicies());
 }
 
-Status WriteJson(const std::string& path, const Json& json) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return Status::IOError("--json=" + path + ": cannot open for writing");
-  out << json.Dump(2) << "\n";
-  out.close();
-  if (!out) return Status::IOError("--json=" + path + ": write failed");
-  return Status::OK();
-}
-
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
@@ -195,24 +187,19 @@ int BenchCommand(int argc, char** argv) {
     std::fprintf(stderr, "zonekv bench: %s\n", s.ToString().c_str());
     return 2;
   }
-  bool list = false;
-  s = flags.Bool("list_schemes", &list);
-  if (!s.ok()) {
-    std::fprintf(stderr, "zonekv bench: %s\n", s.ToString().c_str());
-    return 2;
-  }
-  if (list) {
-    PrintSchemes();
-    return 0;
-  }
-  s = flags.Bool("list_policies", &list);
-  if (!s.ok()) {
-    std::fprintf(stderr, "zonekv bench: %s\n", s.ToString().c_str());
-    return 2;
-  }
-  if (list) {
-    PrintPolicies();
-    return 0;
+  // --list_schemes and --list_policies print their list instead of running.
+  const std::pair<const char*, void (*)()> lists[] = {{"list_schemes", PrintSchemes}, {"list_policies", PrintPolicies}};
+  for (const auto& [flag, print] : lists) {
+    bool list = false;
+    s = flags.Bool(flag, &list);
+    if (!s.ok()) {
+      std::fprintf(stderr, "zonekv bench: %s\n", s.ToString().c_str());
+      return 2;
+    }
+    if (list) {
+      print();
+      return 0;
+    }
   }
 
   // Refuse an unwritable --json before spending minutes on the run.

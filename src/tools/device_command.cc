@@ -1,8 +1,6 @@
 // `zonekv device`: create, inspect and benchmark emulated ZNS SSDs.
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -342,12 +340,7 @@ int Bench(int argc, char** argv) {
         .Set("timing", timing.ToJson())
         .Set("measures", mj)
         .Set("counters", dev->counters().ToJson());
-    FILE* f = std::fopen(flags.Str("json").c_str(), "w");
-    if (f == nullptr) {
-      return Fail(cmd, Status::IOError("cannot write --json file '" + flags.Str("json") + "': " + std::strerror(errno)));
-    }
-    std::fprintf(f, "%s\n", out.Dump(2).c_str());
-    std::fclose(f);
+    if (Status s = WriteJson(flags.Str("json"), out); !s.ok()) return Fail(cmd, s);
   }
   return 0;
 }
@@ -355,21 +348,8 @@ int Bench(int argc, char** argv) {
 }  // namespace
 
 int DeviceCommand(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "%s", kDeviceUsage);
-    return 2;
-  }
-  const std::string sub = argv[2];
-  if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::printf("%s", kDeviceUsage);
-    return 0;
-  }
-  if (sub == "create") return Create(argc, argv);
-  if (sub == "info") return Info(argc, argv);
-  if (sub == "report") return Report(argc, argv);
-  if (sub == "bench") return Bench(argc, argv);
-  std::fprintf(stderr, "zonekv device: unknown subcommand '%s'\n\n%s", sub.c_str(), kDeviceUsage);
-  return 2;
+  return RunSubcommand("device", kDeviceUsage,
+                       {{"create", Create}, {"info", Info}, {"report", Report}, {"bench", Bench}}, argc, argv);
 }
 
 }  // namespace zonekv

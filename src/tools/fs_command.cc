@@ -246,20 +246,10 @@ int Cat(int argc, char** argv) {
 }  // namespace
 
 int FsCommand(int argc, char** argv) {
-  if (argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
-    std::fprintf(argc < 3 ? stderr : stdout, "%s", kFsUsage);
-    return argc < 3 ? 2 : 0;
-  }
-  const std::string sub = argv[2];
-  if (sub == "mkfs") return Mkfs(argc, argv);
-  if (sub == "ls") return Ls(argc, argv);
-  if (sub == "df") return Df(argc, argv);
-  if (sub == "zones") return Zones(argc, argv);
-  if (sub == "fsck") return Fsck(argc, argv);
-  if (sub == "dump") return Dump(argc, argv);
-  if (sub == "cat") return Cat(argc, argv);
-  std::fprintf(stderr, "zonekv fs: unknown subcommand '%s'\n\n%s", sub.c_str(), kFsUsage);
-  return 2;
+  return RunSubcommand("fs", kFsUsage,
+                       {{"mkfs", Mkfs}, {"ls", Ls}, {"df", Df}, {"zones", Zones}, {"fsck", Fsck}, {"dump", Dump},
+                        {"cat", Cat}},
+                       argc, argv);
 }
 
 }  // namespace zonekv

@@ -5,7 +5,6 @@
 //   zonekv ftl replay     replay an MSR Cambridge CSV trace
 //   zonekv ftl gen-trace  write a synthetic trace in MSR format
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -145,15 +144,6 @@ Status ParseFtlOptions(const Flags& f, FtlOptions* o, FtlSetup* setup) {
 Status OpenFtl(const FtlOptions& o, FtlSetup* setup) {
   ZONEKV_RETURN_IF_ERROR(OpenDevice(setup->spec, &setup->device));
   return Ftl::Open(setup->device.get(), o, &setup->ftl);
-}
-
-Status WriteJson(const std::string& path, const Json& j) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return Status::IOError("cannot create --json file '" + path + "'");
-  out << j.Dump(2) << '\n';
-  out.close();
-  if (!out) return Status::IOError("writing --json file '" + path + "' failed");
-  return Status::OK();
 }
 
 Json FlagsJson(const Flags& f) {
@@ -319,20 +309,7 @@ int GenTrace(int argc, char** argv) {
 }  // namespace
 
 int FtlCommand(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
-  std::string sub = argv[2];
-  if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::printf("%s", kUsage);
-    return 0;
-  }
-  if (sub == "synth") return Synth(argc, argv);
-  if (sub == "replay") return Replay(argc, argv);
-  if (sub == "gen-trace") return GenTrace(argc, argv);
-  std::fprintf(stderr, "zonekv ftl: unknown subcommand '%s'\n\n%s", sub.c_str(), kUsage);
-  return 2;
+  return RunSubcommand("ftl", kUsage, {{"synth", Synth}, {"replay", Replay}, {"gen-trace", GenTrace}}, argc, argv);
 }
 
 }  // namespace zonekv
