@@ -14,7 +14,11 @@
 // stops the thread; call it before closing the DB.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
+#include <map>
+#include <memory>
+#include <string>
 #include <functional>
 #include <thread>
 
@@ -81,6 +85,10 @@ class ZCutoffController : public rocksdb::EventListener {
   // Recomputes now, in the caller's thread; returns the status of SetOptions
   // if it was called. Exposed for tests and for callers without events.
   rocksdb::Status UpdateNow() ZONEKV_EXCLUDES(mu_);
+  // While held, the controller leaves RocksDB's cutoff alone (a targeted
+  // blob GC owns it); Release() sets it again on the next recomputation.
+  void Hold() ZONEKV_EXCLUDES(mu_);
+  void Release() ZONEKV_EXCLUDES(mu_);
 
   ZCutoffStats Stats() const;
 
@@ -105,6 +113,7 @@ class ZCutoffController : public rocksdb::EventListener {
   // never concurrently.
   std::thread thread_;
   ZCutoffStats stats_ ZONEKV_GUARDED_BY(mu_);  // stats_.cutoff is what RocksDB holds
+  bool held_ ZONEKV_GUARDED_BY(mu_) = false;
 };
 
 // ---- The blob GC cutoff family
@@ -118,5 +127,185 @@ using BlobGcCutoffFactory =
     std::function<Status(std::function<FsView()> view, std::shared_ptr<ZCutoffController>* out)>;
 // fixed | zcutoff (cutoff_registry.cc lists them; each in its own file).
 const PolicyRegistry<BlobGcCutoffFactory>& BlobGcCutoffs();
+
+// ---- Space-pressure blob GC (docs/space.md) -----------------------------------
+//
+// When free space runs low, garbage inside live blob files (records RocksDB
+// no longer references) is invisible to zone cleaning: to the file system the
+// whole file is valid. Only RocksDB's blob GC can reclaim it, and it runs
+// only when a compaction happens to pick the SSTs that reference the oldest
+// blob files. The SpaceGcController makes it run when space is needed: a
+// SpaceGcPolicy picks how many of the oldest blob files to collect (blob GC
+// can only relocate a prefix of the blob files in number order), and the
+// controller compacts every SST that may reference them into the last level
+// with a blob GC cutoff covering exactly them (DB::CompactFiles; SetOptions
+// around it), so their live records move to new files and the old files,
+// now unreferenced, are deleted; the file system resets the zones they
+// leave empty.
+
+// One live blob file as the policy sees it: RocksDB's accounting and the
+// file system's placement.
+struct BlobFileSpaceView {
+  uint64_t number = 0;
+  uint64_t total_blob_bytes = 0;    // record bytes written to the file (RocksDB's BlobMetaData)
+  uint64_t garbage_blob_bytes = 0;  // of those, known garbage: dropped or relocated by compactions
+  std::map<uint32_t, uint64_t> bytes_per_zone;  // the file's valid bytes per zone (file system)
+
+  // An upper bound of the live bytes a collection must copy.
+  uint64_t live_bytes() const { return total_blob_bytes - std::min(total_blob_bytes, garbage_blob_bytes); }
+};
+
+struct SpaceGcView {
+  FsView fs;                                // zones (no files needed)
+  std::vector<BlobFileSpaceView> blob_files;  // RocksDB's live blob files, ascending number
+  bool writer_waiting = false;              // a writer asked for space (SpaceReclaimer::RequestSpace)
+};
+
+// What to collect: the oldest `files` blob files, now (collect) or, while
+// free space is above the trigger, as the plan the file system keeps room
+// for (other writers leave relocate_bytes of empty zones to the collector,
+// so that it is never starved by the writes it makes room for).
+struct SpaceGcPick {
+  bool collect = false;         // collect now (below the trigger, or a writer waits)
+  size_t files = 0;             // 0: nothing to do
+  uint64_t max_number = 0;      // the youngest of them
+  uint64_t relocate_bytes = 0;  // their live bytes (upper bound): what the collection writes
+  // The room the planned collection needs (its relocate_bytes; more than
+  // this pick's when the plan did not fit): the file system keeps it empty
+  // for the collector.
+  uint64_t plan_bytes = 0;
+  uint64_t garbage_bytes = 0;   // their known garbage: what it gains once zones are cleaned
+  uint32_t zones_freed = 0;     // zones whose valid data is all in those files: reset at once
+  uint64_t zones_freed_bytes = 0;
+  // No prefix has known garbage worth its copy, but compacting the LSM into
+  // its last level drops stale records and so may reveal garbage: collect
+  // the oldest file(s) that fit, and learn.
+  bool discover = false;
+  const char* reason = "";      // one line, for logs and tests
+};
+
+struct SpaceGcOptions {
+  std::string policy = "off";       // SpaceGcPolicies()
+  double space_gc_free_pct = 15;    // collect when free space % falls below this (or a writer waits)
+};
+
+class SpaceGcPolicy {
+ public:
+  virtual ~SpaceGcPolicy() = default;
+  virtual const char* name() const = 0;
+  // The next collection (files > 0) and whether to run it now (collect).
+  virtual SpaceGcPick Pick(const SpaceGcView& view) = 0;
+};
+
+// off | zones (space_gc_*.cc; space_gc_registry.cc lists them). A factory
+// sets *out to null for off.
+using SpaceGcFactory = std::function<std::unique_ptr<SpaceGcPolicy>(const SpaceGcOptions&)>;
+const PolicyRegistry<SpaceGcFactory>& SpaceGcPolicies();
+
+// What the controller did (controllers.space_gc in docs/metrics.md).
+struct SpaceGcStats {
+  uint64_t checks = 0;             // decisions made under pressure
+  uint64_t rounds = 0;             // collections run
+  uint64_t discover_rounds = 0;    // of which to learn garbage (SpaceGcPick::discover)
+  uint64_t failed_rounds = 0;      // CompactFiles or SetOptions failed (last_error says why)
+  uint64_t files_collected = 0;    // blob files picked, summed over rounds
+  uint64_t relocate_bytes_est = 0; // SpaceGcPick::relocate_bytes, summed
+  uint64_t garbage_bytes_est = 0;  // SpaceGcPick::garbage_bytes, summed
+  uint64_t zones_freed_est = 0;    // SpaceGcPick::zones_freed, summed
+  uint64_t compaction_retries = 0; // CompactFiles calls refused because inputs were being compacted
+  uint64_t round_us_total = 0;
+  uint64_t round_us_max = 0;
+  uint64_t space_requests = 0;     // RequestSpace calls from waiting writers
+  std::string last_error;
+
+  // {checks, rounds, discover_rounds, failed_rounds, files_collected,
+  // relocate_bytes_est, garbage_bytes_est, zones_freed_est,
+  // compaction_retries, round_us_total, round_us_max, space_requests, last_error}.
+  Json ToJson() const;
+};
+
+// The file system side the controller needs (supplied by the glue that
+// owns both, src/bench/storage.cc).
+struct SpaceGcFsHooks {
+  std::function<FsView(ViewFiles)> view;         // zones; with kAll, the files too
+  std::function<void(uint64_t max_number, uint64_t reserve_bytes)> set_target;  // ZoneFs::SetBlobGcTarget
+  // ZoneFs::SetThreadReclaiming: the collection's outputs, written on the
+  // controller's thread, may use the recovery reserve.
+  std::function<void(bool on)> mark_thread;
+};
+
+// Stops and restarts the compactions of an external compactor while a
+// collection runs (CompactFiles refuses inputs another job compacts). Empty
+// for RocksDB's own compaction: the controller sets disable_auto_compactions.
+struct CompactionPauser {
+  std::function<void()> pause;   // returns once no other job runs
+  std::function<void()> resume;
+};
+
+class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
+ public:
+  // REQUIRES: policy != null.
+  SpaceGcController(std::unique_ptr<SpaceGcPolicy> policy, SpaceGcOptions opts, SpaceGcFsHooks fs,
+                    CompactionPauser pauser, std::shared_ptr<ZCutoffController> zcutoff);
+  ~SpaceGcController() override;
+
+  SpaceGcController(const SpaceGcController&) = delete;
+  SpaceGcController& operator=(const SpaceGcController&) = delete;
+
+  // REQUIRES: db stays open until Detach() returns.
+  void Attach(rocksdb::DB* db) ZONEKV_EXCLUDES(mu_);
+  void Detach() ZONEKV_EXCLUDES(mu_);
+
+  // One decision and, if the policy picks files, one collection, in the
+  // caller's thread (tests, and callers without a background thread).
+  Status RunOnce(bool writer_waiting, SpaceGcPick* pick) ZONEKV_EXCLUDES(run_mu_, mu_);
+  SpaceGcStats Stats() const ZONEKV_EXCLUDES(mu_);
+
+  // SpaceReclaimer.
+  void RequestSpace() override;
+  Estimate Reclaimable() const override;
+
+  const char* Name() const override { return "zonekv.SpaceGcController"; }
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override {
+    flushes_++;
+    Wake(false);
+  }
+  void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo&) override { Wake(false); }
+
+ private:
+  void Wake(bool writer) ZONEKV_EXCLUDES(mu_);
+  void Loop() ZONEKV_EXCLUDES(mu_);
+  Status Collect(rocksdb::DB* db, const SpaceGcPick& pick) ZONEKV_REQUIRES(run_mu_) ZONEKV_EXCLUDES(mu_);
+  void SetRunning(bool on) ZONEKV_EXCLUDES(mu_);  // Reclaimable().collecting
+
+  const std::unique_ptr<SpaceGcPolicy> policy_;
+  const SpaceGcOptions opts_;
+  const SpaceGcFsHooks fs_;
+  const CompactionPauser pauser_;
+  const std::shared_ptr<ZCutoffController> zcutoff_;
+
+  Mutex run_mu_ ZONEKV_ACQUIRED_BEFORE(mu_);  // serialises RunOnce
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
+  rocksdb::DB* db_ ZONEKV_GUARDED_BY(mu_) = nullptr;
+  bool stop_ ZONEKV_GUARDED_BY(mu_) = false;
+  bool kicked_ ZONEKV_GUARDED_BY(mu_) = false;          // an event or a writer asks for a look
+  bool writer_waiting_ ZONEKV_GUARDED_BY(mu_) = false;  // a writer asked since the last decision
+  bool pending_ ZONEKV_GUARDED_BY(mu_) = false;         // a writer's request awaits its decision
+  bool running_ ZONEKV_GUARDED_BY(mu_) = false;         // a collection's compaction is in flight
+  bool stuck_ ZONEKV_GUARDED_BY(mu_) = false;           // Reclaimable().stuck
+  // Started by Attach, joined by Detach (one at a time, by the owner).
+  std::thread thread_;
+  std::atomic<uint64_t> known_garbage_{0};  // Reclaimable().garbage_bytes: RocksDB's, at the last decision
+  std::atomic<uint64_t> flushes_{0};        // RocksDB flushes seen
+  // flushes_ when a discovery round learned nothing: the same LSM would
+  // teach the same.
+  uint64_t discovered_at_flushes_ ZONEKV_GUARDED_BY(run_mu_) = UINT64_MAX;
+  // The room the file system keeps for the next collection (set_target).
+  uint64_t reserved_bytes_ ZONEKV_GUARDED_BY(run_mu_) = 0;
+  // The newest blob file of the planned (or running) collection, 0 if none.
+  uint64_t planned_max_ ZONEKV_GUARDED_BY(run_mu_) = 0;
+  SpaceGcStats stats_ ZONEKV_GUARDED_BY(mu_);
+};
 
 }  // namespace zonekv

@@ -278,6 +278,11 @@ class Compactor {
   virtual Status WaitUntilIdle(uint64_t timeout_ms) = 0;
   // Lets running jobs finish, then joins the threads. Idempotent.
   virtual void Stop() = 0;
+  // Starts no new job until Resume(); returns once no job runs (another
+  // caller's CompactFiles, e.g. the space-pressure blob GC, then finds no
+  // input taken). Pauses nest.
+  virtual void Pause() = 0;
+  virtual void Resume() = 0;
   // Its settings and what its jobs did so far (jobs still waiting for
   // S_inval are scored on the current layout first).
   virtual CompactorStats Stats() const = 0;

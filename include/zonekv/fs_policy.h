@@ -204,6 +204,35 @@ class FinishPolicy {
   virtual bool Finishes() const { return true; }
 };
 
+// ---- Space reclaimers (the layers above) -----------------------------------------
+
+// Garbage the file system cannot see: records inside live files that the
+// layer above no longer needs (blob records inside BlobDB's blob files).
+// Only that layer can turn them into free zones, by rewriting what is live
+// elsewhere and deleting the files (the space-pressure blob GC, blob_gc.h).
+// A writer that finds no zone asks the reclaimer for space and, while it
+// collects, waits (until the file system's allocation timeout has passed
+// since the collection ended) instead of failing with NoSpace
+// (ZoneFs::SetSpaceReclaimer).
+class SpaceReclaimer {
+ public:
+  virtual ~SpaceReclaimer() = default;
+  struct Estimate {
+    uint64_t garbage_bytes = 0;  // garbage it knows of inside live files (reported in NoSpace errors)
+    bool collecting = false;     // a reclaim is in flight: waiting writers wait for it
+    bool deciding = false;       // a request for space awaits its decision: not yet a reason to fail
+    // Its last decision, made for a waiting writer, found nothing it could
+    // collect (what it would collect does not fit): the cleaner then also
+    // cleans the zones it otherwise leaves to the reclaimer.
+    bool stuck = false;
+  };
+  // A writer waits for space: start reclaiming if possible. Called from
+  // writers' threads without the file system's lock; returns promptly.
+  virtual void RequestSpace() = 0;
+  // Called without the file system's lock; cheap.
+  virtual Estimate Reclaimable() const = 0;
+};
+
 // ---- Options, registries and factories ------------------------------------------
 
 // Every policy knob of the file system, settable by name and recorded in

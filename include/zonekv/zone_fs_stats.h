@@ -38,6 +38,20 @@ struct FsJournalStats {
   Json ToJson() const;
 };
 
+// Space pressure (fs.space.*, docs/space.md).
+struct FsSpaceStats {
+  uint32_t reserve_zones = 0;          // the effective recovery reserve
+  bool recovery_mode = false;          // at the moment of the call
+  uint64_t recovery_entries = 0;       // times recovery mode was entered
+  uint64_t reclaim_requests = 0;       // space requests to the upper layer's reclaimer
+  uint64_t reclaim_waits = 0;          // allocations that waited for it (it had garbage or work)
+  uint64_t zc_passes_blob_gc = 0;      // cleaning passes that left zones to a running targeted blob GC
+
+  // {reserve_zones, recovery_mode, recovery_entries, reclaim_requests,
+  // reclaim_waits, zc_passes_blob_gc}.
+  Json ToJson() const;
+};
+
 struct ZoneFsStats {
   uint64_t host_write_bytes = 0;  // bytes RocksDB appended, all file kinds, before block padding
   // Live bytes zone cleaning moved, by the kind of their file (index:
@@ -66,6 +80,7 @@ struct ZoneFsStats {
   uint64_t journal_rolls = 0;        // metadata-zone rollovers
   FsLockStats lock;
   FsJournalStats journal;
+  FsSpaceStats space;
 
   uint64_t zc_copy_bytes(FileKind kind) const { return zc_copy_bytes_by_kind[static_cast<int>(kind)]; }
   uint64_t zc_copy_other_bytes() const;  // MANIFEST and other files (zc_copy_bytes.other)
@@ -84,7 +99,7 @@ struct ZoneFsStats {
   // reclaimable_bytes, io_block_time_s, policy_time_us {alloc, zc, reset},
   // finishes, nospace_errors, zone_preemptions, zc_passes,
   // zc_emergency_passes, files, zones_empty, zones_full, journal_rolls,
-  // lock, journal.
+  // lock, journal, space.
   Json ToJson() const;
 };
 

@@ -85,6 +85,15 @@ struct ZoneFsOptions {
   // clean anyway what greedy cleaning picks, the full zone with the least
   // valid data (counted as zc_emergency_passes). Off reproduces ZenFS, whose writers then fail.
   bool emergency_zc = true;
+  // The recovery reserve: empty data zones that ordinary writes never get,
+  // so that a device that ran out of space still mounts read-write and
+  // RocksDB can recover, delete and compact (docs/space.md). Only the
+  // MANIFEST and small files (OPTIONS, LOG, CURRENT, ...) may use it, until
+  // a writer is refused with NoSpace (or a mount finds the free zones down
+  // to the reserve): then every file but the blob files of a flush may,
+  // until free zones are back at twice the reserve. -1 = automatic:
+  // min(2, data zones / 8), room for a WAL and one flush.
+  int32_t reserve_zones = -1;
 
   // InvalidArgument naming the bad field.
   Status Validate() const;
@@ -150,12 +159,28 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // jobs). CAZA places those files by them.
   static void SetThreadJobHint(const FileHints& hint);
   static void ClearThreadJobHint();
+  // While on, the calling thread runs the space-pressure blob GC: what it
+  // writes (the collection's outputs, RocksDB's MANIFEST and OPTIONS) may
+  // use the recovery reserve and the room other writers leave it, so that
+  // the collection that frees space never waits for the writers it frees
+  // it for.
+  static void SetThreadReclaiming(bool on);
   // Every live file with its extents, by name.
   std::vector<FileExtents> Files() const;
   // Reads a whole file (tools and tests).
   Status ReadFile(const std::string& name, std::string* data) const;
   // Files() and the journal position as JSON.
   Json Dump() const;
+  // The upper layer's reclaimer (nullptr: none), asked by writers that find
+  // no zone (SpaceReclaimer, fs_policy.h).
+  void SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer);
+  // Blob files numbered up to `max_number` are being collected by a
+  // targeted blob GC (0: none): zone cleaning leaves the zones holding
+  // their data alone instead of copying what is about to become garbage,
+  // and writers other than the collection's own leave `reserve_bytes` of
+  // empty zones to it (the live bytes it may copy), so that it is not
+  // starved by the writes it makes room for.
+  void SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes);
   // Makes all metadata durable.
   Status Sync();
   std::shared_ptr<ZonedDevice> device();

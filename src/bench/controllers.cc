@@ -38,7 +38,18 @@ const KnobTable<ControllerOptions>& ControllerKnobs() {
                       " (external compactor)",
                   CheckCompaction),
        ChoiceKnob("blob_gc_cutoff", &O::blob_gc_cutoff, "blob GC age cutoff: " + BlobGcCutoffs().NameList(" | "),
-                  [](std::string_view key, const std::string& v) { return BlobGcCutoffs().Check(key, v); })});
+                  [](std::string_view key, const std::string& v) { return BlobGcCutoffs().Check(key, v); }),
+       Knob<O>{"space_gc",
+               "blob GC driven by free space: " + SpaceGcPolicies().NameList(" | ") + " (docs/space.md)",
+               [](O* o, const std::string& v) {
+                 ZONEKV_RETURN_IF_ERROR(SpaceGcPolicies().Check("space_gc", v));
+                 o->space_gc.policy = v;
+                 return Status::OK();
+               },
+               [](const O& o) { return Json(o.space_gc.policy); }},
+       Knob<O>{"space_gc_free_pct", "space-pressure blob GC: collect when free space % is below this",
+               [](O* o, const std::string& v) { return ParsePercentKnob("space_gc_free_pct", v, &o->space_gc.space_gc_free_pct); },
+               [](const O& o) { return Json(o.space_gc.space_gc_free_pct); }}});
   return t;
 }
 
@@ -49,12 +60,15 @@ Status ControllerOptions::Set(const std::string& key, const std::string& value) 
 
 Json ControllerOptions::ToJson() const {
   Json j = Json::Object();
-  j.Set("compaction", compaction).Set("picker_options", picker.ToJson()).Set("blob_gc_cutoff", blob_gc_cutoff);
+  j.Set("compaction", compaction)
+      .Set("picker_options", picker.ToJson())
+      .Set("blob_gc_cutoff", blob_gc_cutoff)
+      .Set("space_gc", space_gc.policy)
+      .Set("space_gc_free_pct", space_gc.space_gc_free_pct);
   return j;
 }
 
-Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(ViewFiles)> view,
-                            std::function<void(const CompactionJobHint*)> job_hints, rocksdb::Options* options,
+Status Controllers::Prepare(const ControllerOptions& opts, FsHooks fs, rocksdb::Options* options,
                             std::unique_ptr<Controllers>* out) {
   ZONEKV_RETURN_IF_ERROR(CheckCompaction("compaction", opts.compaction));
   const PolicyEntry<BlobGcCutoffFactory>* cutoff = nullptr;
@@ -63,25 +77,43 @@ Status Controllers::Prepare(const ControllerOptions& opts, std::function<FsView(
   if (!native) {
     std::unique_ptr<CompactionPicker> picker;
     ZONEKV_RETURN_IF_ERROR(MakeCompactionPicker(opts.compaction, opts.picker, &picker));
-    if (picker->needs_layout() && !view) {
+    if (picker->needs_layout() && !fs.view) {
       return Status::InvalidArgument("compaction=" + opts.compaction + " needs zone information (use --fs=zonekv)");
     }
   }
   std::unique_ptr<Controllers> c(new Controllers());
   c->opts_ = opts;
-  c->view_ = std::move(view);
-  c->job_hints_ = std::move(job_hints);
+  c->fs_ = std::move(fs);
   if (!native) {
     ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
-  } else if (c->view_) {
+  } else if (c->fs_.view) {
     // Native compaction: observed, so that it reports S_same and S_inval too.
-    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->view_));
+    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->fs_.view));
     options->listeners.push_back(c->native_->listener());
   }
   std::function<FsView()> zones;  // Z_Cutoff reads each full zone's youngest blob file: zones only
-  if (c->view_) zones = [v = c->view_] { return v(ViewFiles::kNone); };
+  if (c->fs_.view) zones = [v = c->fs_.view] { return v(ViewFiles::kNone); };
   ZONEKV_RETURN_IF_ERROR(cutoff->make(std::move(zones), &c->zcutoff_));
   if (c->zcutoff_) options->listeners.push_back(c->zcutoff_);
+
+  const PolicyEntry<SpaceGcFactory>* space_gc = nullptr;
+  ZONEKV_RETURN_IF_ERROR(SpaceGcPolicies().Lookup("space_gc", opts.space_gc.policy, &space_gc));
+  if (std::unique_ptr<SpaceGcPolicy> policy = space_gc->make(opts.space_gc)) {
+    if (!c->fs_.view || !c->fs_.set_reclaimer) {
+      return Status::InvalidArgument("space_gc=" + opts.space_gc.policy + " needs zone information (use --fs=zonekv)");
+    }
+    CompactionPauser pauser;
+    if (!native) {
+      // The compactor exists only from Start on.
+      Controllers* self = c.get();
+      pauser.pause = [self] { self->compactor_->Pause(); };
+      pauser.resume = [self] { self->compactor_->Resume(); };
+    }
+    c->space_gc_ = std::make_shared<SpaceGcController>(std::move(policy), opts.space_gc,
+                                                       SpaceGcFsHooks{c->fs_.view, c->fs_.set_blob_gc_target, c->fs_.mark_reclaiming_thread},
+                                                       std::move(pauser), c->zcutoff_);
+    options->listeners.push_back(c->space_gc_);
+  }
   *out = std::move(c);
   return Status::OK();
 }
@@ -93,19 +125,27 @@ Status Controllers::Start(rocksdb::DB* db) {
     CompactorOptions copts;
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;
-    if (view_) copts.layout = SstLayout(view_);
-    if (job_hints_) {
-      auto sink = job_hints_;
+    if (fs_.view) copts.layout = SstLayout(fs_.view);
+    if (fs_.job_hints) {
+      auto sink = fs_.job_hints;
       copts.on_job_start = [sink](const CompactionJobHint& h) { sink(&h); };
       copts.on_job_end = [sink](uint64_t, const Status&) { sink(nullptr); };
     }
     ZONEKV_RETURN_IF_ERROR(Compactor::Start(db, db->DefaultColumnFamily(), copts, slot_, &compactor_));
   }
   if (zcutoff_) zcutoff_->Attach(db);
+  if (space_gc_) {
+    space_gc_->Attach(db);
+    fs_.set_reclaimer(space_gc_);
+  }
   return Status::OK();
 }
 
 void Controllers::Stop() {
+  if (space_gc_) {
+    fs_.set_reclaimer(nullptr);
+    space_gc_->Detach();
+  }
   if (zcutoff_) zcutoff_->Detach();
   if (compactor_) compactor_->Stop();
 }
@@ -114,6 +154,7 @@ Json ControllerStats::ToJson() const {
   Json j = Json::Object();
   if (compactor) j.Set("compactor", compactor->ToJson());
   if (zcutoff) j.Set("zcutoff", zcutoff->ToJson());
+  if (space_gc) j.Set("space_gc", space_gc->ToJson());
   return j;
 }
 
@@ -122,6 +163,7 @@ ControllerStats Controllers::Stats() const {
   if (compactor_) st.compactor = compactor_->Stats();
   if (native_) st.compactor = native_->Stats();
   if (zcutoff_) st.zcutoff = zcutoff_->Stats();
+  if (space_gc_) st.space_gc = space_gc_->Stats();
   return st;
 }
 

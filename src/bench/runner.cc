@@ -509,7 +509,7 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
     if (!s.ok()) return Status::InvalidArgument("--" + k + "=" + v + ": " + s.message());
   }
   std::unique_ptr<Controllers> controllers;
-  ZONEKV_RETURN_IF_ERROR(Controllers::Prepare(copts, storage->ViewSource(), storage->JobHintSink(), &options, &controllers));
+  ZONEKV_RETURN_IF_ERROR(Controllers::Prepare(copts, storage->Hooks(), &options, &controllers));
 
   // Everything effective, recorded before the run so that a failure still has it.
   Json cfg = storage->Config();

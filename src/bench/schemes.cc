@@ -42,6 +42,13 @@ std::vector<Scheme> MakeSchemes() {
         {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "native"}, {"blob_gc_cutoff", "zcutoff"}}},
+      {"baza+space",
+       "baza+ with the space-pressure blob GC: below 15% free (or when a writer waits for space) the oldest blob "
+       "files whose collection frees the most zones are collected (docs/space.md)",
+       {{"alloc", "liza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"}, {"zc_defer_blob_pct", "5"},
+        {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "zcutoff"}, {"space_gc", "zones"}, {"space_gc_free_pct", "15"}}},
       {"caza",
        "Same-Zone Compaction paper's CAZA: compaction-aware SST allocation, greedy cleaning, sica compaction",
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
@@ -86,6 +93,8 @@ const std::vector<OptionHelp>& FsKnobOptions() {
     knobs.push_back({"emergency_zc",
                      "clean the most-garbage zone when a writer starves and the policy picks none (true/false, "
                      "default true; ZenFS: false)"});
+    knobs.push_back({"reserve_zones",
+                     "empty zones kept for recovery after NoSpace (-1 = min(2, data zones / 8); docs/space.md)"});
     return knobs;
   }();
   return kKnobs;

@@ -2,6 +2,8 @@
 
 #include <sys/statvfs.h>
 
+#include <cstdlib>
+
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 
@@ -22,8 +24,7 @@ class PosixStorage : public BenchStorage {
   rocksdb::Env* env() override { return rocksdb::Env::Default(); }
   std::string db_path() const override { return dir_; }
   void AddListeners(rocksdb::Options*) override {}
-  std::function<FsView(ViewFiles)> ViewSource() override { return {}; }
-  std::function<void(const CompactionJobHint*)> JobHintSink() override { return {}; }
+  FsHooks Hooks() override { return {}; }
 
   StorageSample Sample() override {
     StorageSample s;
@@ -80,14 +81,11 @@ class ZoneFsStorage : public BenchStorage {
   rocksdb::Env* env() override { return env_.get(); }
   std::string db_path() const override { return "/db"; }
   void AddListeners(rocksdb::Options* options) override { options->listeners.push_back(fs_->listener()); }
-  std::function<FsView(ViewFiles)> ViewSource() override {
+  FsHooks Hooks() override {
     std::shared_ptr<ZoneFs> fs = fs_;
-    return [fs](ViewFiles files) { return fs->View(files); };
-  }
-
-  std::function<void(const CompactionJobHint*)> JobHintSink() override {
-    std::shared_ptr<ZoneFs> fs = fs_;
-    return [fs](const CompactionJobHint* job) {
+    FsHooks h;
+    h.view = [fs](ViewFiles files) { return fs->View(files); };
+    h.job_hints = [fs](const CompactionJobHint* job) {
       if (job == nullptr) {
         ZoneFs::ClearThreadJobHint();
         return;
@@ -101,6 +99,12 @@ class ZoneFsStorage : public BenchStorage {
       h.largest_key = job->largest_key;
       ZoneFs::SetThreadJobHint(h);
     };
+    h.set_blob_gc_target = [fs](uint64_t max_number, uint64_t reserve_bytes) {
+      fs->SetBlobGcTarget(max_number, reserve_bytes);
+    };
+    h.set_reclaimer = [fs](std::shared_ptr<SpaceReclaimer> r) { fs->SetSpaceReclaimer(std::move(r)); };
+    h.mark_reclaiming_thread = [](bool on) { ZoneFs::SetThreadReclaiming(on); };
+    return h;
   }
 
   StorageSample Sample() override {
@@ -193,6 +197,15 @@ Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_p
 }  // namespace
 
 Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts) {
+  if (key == "reserve_zones") {
+    char* end = nullptr;
+    long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < -1 || v > 1000000) {
+      return Status::InvalidArgument("reserve_zones='" + value + "' is not a number of zones (>= 0, or -1: automatic)");
+    }
+    opts->reserve_zones = static_cast<int32_t>(v);
+    return Status::OK();
+  }
   if (key != "emergency_zc") return opts->policy.Set(key, value);
   if (value == "true" || value == "1") {
     opts->emergency_zc = true;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "controllers.h"
 #include "zonekv/bench.h"
 #include "zonekv/compactor.h"
 #include "zonekv/fs_policy.h"
@@ -61,12 +62,9 @@ class BenchStorage {
   // Adds the file system's listeners (hints) to the DB options.
   virtual void AddListeners(rocksdb::Options* options) = 0;
   virtual StorageSample Sample() = 0;
-  // The file system's view (ZoneFs::View: zones, and the files asked for);
-  // empty for posix.
-  virtual std::function<FsView(ViewFiles)> ViewSource() = 0;
-  // Receives an external compactor's job hints on the job's own thread
-  // (nullptr when the job ends); empty for posix.
-  virtual std::function<void(const CompactionJobHint*)> JobHintSink() = 0;
+  // What the controllers may ask of the file system (controllers.h); every
+  // member empty for posix.
+  virtual FsHooks Hooks() = 0;
   // The end-of-run report. `rocksdb_write_bytes` is what RocksDB wrote
   // (flush + compaction + WAL), used where the file system has no counter
   // of its own.

@@ -95,7 +95,7 @@ rocksdb::Status ZCutoffController::UpdateNow() {
     MutexLock l(&mu_);
     size_t selected =
         stats_.cutoff < 0 ? SIZE_MAX : static_cast<size_t>(stats_.cutoff * static_cast<double>(z.live_files));
-    changed = have && selected != z.eligible_files;
+    changed = have && selected != z.eligible_files && !held_;
   }
   if (changed) {
     char buf[32];
@@ -117,6 +117,21 @@ rocksdb::Status ZCutoffController::UpdateNow() {
     stats_.cutoff = -1;  // RocksDB may hold the new value without its OPTIONS file: set it again next time
   }
   return s;
+}
+
+void ZCutoffController::Hold() {
+  MutexLock l(&mu_);
+  held_ = true;
+}
+
+void ZCutoffController::Release() {
+  {
+    MutexLock l(&mu_);
+    held_ = false;
+    stats_.cutoff = -1;  // whoever held it changed RocksDB's value: set ours again
+    pending_ = true;
+  }
+  cv_.notify_all();
 }
 
 ZCutoffStats ZCutoffController::Stats() const {

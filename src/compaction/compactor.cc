@@ -112,6 +112,19 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     slot_->Bind(nullptr);
   }
 
+  void Pause() override {
+    MutexLock l(&mu_);
+    ++paused_;
+    cv_.wait(l, [&]() ZONEKV_REQUIRES(mu_) { return running_ == 0 || stopped_; });
+  }
+
+  void Resume() override {
+    MutexLock l(&mu_);
+    if (paused_ > 0) --paused_;
+    ++generation_;  // look again: the LSM changed meanwhile
+    cv_.notify_all();
+  }
+
   CompactorStats Stats() const override {
     scorer_.Flush();
     CompactorStats st;
@@ -127,6 +140,10 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     uint64_t seen = 0;     // the generation this thread last picked at
     uint64_t counted = 0;  // the generation this thread last reported idle at
     while (!stopped_) {
+      if (paused_ > 0) {
+        cv_.wait(l);
+        continue;
+      }
       if (seen == generation_) {
         if (counted != generation_) {
           if (idle_generation_ != generation_) {
@@ -298,6 +315,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   uint64_t idle_generation_ ZONEKV_GUARDED_BY(mu_) = 0;
   size_t idle_threads_ ZONEKV_GUARDED_BY(mu_) = 0;  // threads idle at idle_generation_
   size_t running_ ZONEKV_GUARDED_BY(mu_) = 0;
+  int paused_ ZONEKV_GUARDED_BY(mu_) = 0;  // Pause() calls not yet resumed
   uint64_t next_job_id_ ZONEKV_GUARDED_BY(mu_) = 0;
   std::set<uint64_t> reserved_ ZONEKV_GUARDED_BY(mu_);  // inputs of running jobs
   std::vector<std::pair<uint64_t, RunningOutput>> running_outputs_ ZONEKV_GUARDED_BY(mu_);  // by job id

@@ -19,6 +19,10 @@ Status ZoneFsOptions::Validate() const {
   }
   if (write_buffer_bytes == 0) return Status::InvalidArgument("write_buffer_bytes must be > 0");
   if (zc_interval_ms == 0) return Status::InvalidArgument("zc_interval_ms must be > 0");
+  if (reserve_zones < -1) {
+    return Status::InvalidArgument("reserve_zones is " + std::to_string(reserve_zones) +
+                                   "; it must be a number of zones >= 0, or -1 (automatic)");
+  }
   return Status::OK();
 }
 
@@ -30,7 +34,8 @@ Json ZoneFsOptions::ToJson() const {
       .Set("zc_interval_ms", zc_interval_ms)
       .Set("alloc_timeout_ms", alloc_timeout_ms)
       .Set("read_only", read_only)
-      .Set("emergency_zc", emergency_zc);
+      .Set("emergency_zc", emergency_zc)
+      .Set("reserve_zones", static_cast<int64_t>(reserve_zones));
   return j;
 }
 
@@ -118,6 +123,13 @@ Status ZoneFs::Impl::Mount() {
                                    " but mounted with " + std::to_string(opts_.meta_zones));
   }
   meta_zones_ = sb.meta_zones;
+  const uint32_t data_zones = geo_.nr_zones - meta_zones_;
+  reserve_zones_ = opts_.reserve_zones >= 0 ? static_cast<uint32_t>(opts_.reserve_zones) : std::min(2u, data_zones / 8);
+  // Data needs a zone besides the reserve and the cleaner's empty zone.
+  if (reserve_zones_ + 2 > data_zones) {
+    return Status::InvalidArgument("reserve_zones " + std::to_string(reserve_zones_) + " leaves no zone for data: the device has " +
+                                   std::to_string(data_zones) + " data zones, one is kept for the cleaner");
+  }
 
   std::vector<ZoneInfo> infos;
   ZONEKV_RETURN_IF_ERROR(dev_->ReportZones(0, geo_.nr_zones, &infos));
@@ -191,6 +203,9 @@ Status ZoneFs::Impl::Mount() {
   l.lock();
   NoteJournalPosLocked();
   const bool cleans = zc_->Cleans();
+  // A device filled up to its reserve (the last mount ended in NoSpace, or
+  // nearly): let RocksDB recover, delete and compact into the reserve.
+  UpdateRecoveryModeLocked(/*nospace=*/false, /*at_mount=*/true);
   l.unlock();
   RuntimeReset();
   if (cleans) cleaner_ = std::thread([this] { CleanerLoop(); });
@@ -680,11 +695,14 @@ void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(
 
 namespace {
 thread_local std::optional<FileHints> t_job_hint;
+thread_local bool t_reclaiming = false;
 }  // namespace
 
 const FileHints* ThreadJobHint() { return t_job_hint ? &*t_job_hint : nullptr; }
 void ZoneFs::SetThreadJobHint(const FileHints& hint) { t_job_hint = hint; }
 void ZoneFs::ClearThreadJobHint() { t_job_hint.reset(); }
+bool ThreadReclaiming() { return t_reclaiming; }
+void ZoneFs::SetThreadReclaiming(bool on) { t_reclaiming = on; }
 ZoneFsStats ZoneFs::Stats() const { return impl_->Stats(); }
 std::vector<FsckProblem> ZoneFs::Fsck() const { return impl_->Fsck(); }
 std::vector<FileExtents> ZoneFs::Files() const { return impl_->Files(); }
@@ -701,6 +719,10 @@ Status ZoneFs::ReadFile(const std::string& name, std::string* data) const {
   return s;
 }
 Status ZoneFs::Sync() { return impl_->Sync(); }
+void ZoneFs::SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) { impl_->SetSpaceReclaimer(std::move(reclaimer)); }
+void ZoneFs::SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) {
+  impl_->SetBlobGcTarget(max_number, reserve_bytes);
+}
 std::shared_ptr<ZonedDevice> ZoneFs::device() { return impl_->shared_dev(); }
 const ZoneFsOptions& ZoneFs::options() const { return impl_->options(); }
 

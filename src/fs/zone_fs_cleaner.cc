@@ -36,10 +36,38 @@ int ZoneFs::Impl::CleanOnce() {
   std::vector<uint32_t> victims;
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
+  // The reclaimer's state, asked without mu_ (it may read the file system).
+  std::shared_ptr<SpaceReclaimer> reclaimer;
+  {
+    MutexLock l(&mu_);
+    reclaimer = reclaimer_;
+  }
+  const bool leave_blob_zones = reclaimer != nullptr && !reclaimer->Reclaimable().stuck;
   {
     MutexLock l(&mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's
-    BuildViewLocked(false, nullptr, zc_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
+    BuildViewLocked(0, zc_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
+    // Blob data is the space-pressure blob GC's when there is one: a zone
+    // holding only blob data may hold garbage the file system cannot see
+    // (records RocksDB dropped inside live blob files), which a copy here
+    // would move and the blob GC does not; unless the blob GC is stuck
+    // (what it would collect does not fit), when cleaning those zones is
+    // what makes room for it. The zones of the blob files it collects, or
+    // plans to collect next, are always left to it.
+    if (leave_blob_zones || blob_gc_target_ > 0) {
+      bool hid = false;
+      for (auto& zv : v.zones) {
+        const ZoneEntry& e = zones_[zv.id];
+        if (zv.busy || e.blob_bytes_by_number.empty()) continue;
+        const bool all_blob = e.valid_by_kind[static_cast<int>(FileKind::kBlob)] == e.valid_bytes;
+        if ((leave_blob_zones && all_blob) ||
+            (blob_gc_target_ > 0 && e.blob_bytes_by_number.begin()->first <= blob_gc_target_)) {
+          zv.busy = true;
+          hid = true;
+        }
+      }
+      if (hid) counters_.zc_passes_blob_gc++;
+    }
     // A zone holding an extent that cannot move cannot be emptied
     // (MigrateZone leaves it alone): show it as busy, or the policy would
     // pick it again and again while other zones could be cleaned.

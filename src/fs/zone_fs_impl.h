@@ -72,6 +72,8 @@ namespace zonekv {
 
 // The calling thread's job hint (ZoneFs::SetThreadJobHint), or nullptr.
 const FileHints* ThreadJobHint();
+// Whether the calling thread runs a space-pressure blob GC (ZoneFs::SetThreadReclaiming).
+bool ThreadReclaiming();
 
 // Cost of one policy family: calls and time per call. Kept in nanoseconds
 // (policy calls often take well under a microsecond), reported in
@@ -114,6 +116,10 @@ struct FsCounters {
   uint64_t journal_flushes = 0;    // device flushes made by journal commits
   uint64_t journal_writes = 0;     // journal records written by commits (a roll counts one)
   uint64_t journal_batches_written = 0;  // edit batches those records held
+  uint64_t recovery_entries = 0;   // times recovery mode was entered
+  uint64_t reclaim_requests = 0;   // SpaceReclaimer::RequestSpace calls by waiting writers
+  uint64_t reclaim_waits = 0;      // allocations that waited because the reclaimer had garbage or work in flight
+  uint64_t zc_passes_blob_gc = 0;  // cleaning passes that left zones alone: a targeted blob GC is collecting their data
   PolicyTimer alloc_time, zc_time, reset_time;
 };
 
@@ -228,6 +234,10 @@ class ZoneFs::Impl {
   void NoteFileRange(const std::string& name, int level, const std::string& smallest, const std::string& largest)
       ZONEKV_EXCLUDES(mu_);
 
+  // ---- Space (zonefs.h: SpaceReclaimer, SetBlobGcTarget) ----
+  void SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) ZONEKV_EXCLUDES(mu_);
+  void SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) ZONEKV_EXCLUDES(mu_);
+
   // ---- Views, metrics, checks ----
   FsView View(ViewFiles files) const ZONEKV_EXCLUDES(mu_);
   void SetLevelScores(std::vector<double> scores) ZONEKV_EXCLUDES(mu_);
@@ -250,11 +260,24 @@ class ZoneFs::Impl {
   // The policies' view, into *out (its vectors' memory is reused: a caller
   // that reserves out->zones for geo_.nr_zones before taking mu_ keeps the
   // allocation, and glibc's consolidation of freed chunks that a large
-  // allocation can start, out of the lock). With for_alloc, one empty zone
-  // is kept back for the cleaner (shown busy; its id in *reserved_zone).
+  // allocation can start, out of the lock). `keep_empty` empty zones are
+  // shown busy: an allocation keeps one back for the cleaner and, unless the
+  // file may use it, the recovery reserve (KeepEmptyForLocked).
   // `files` selects the files listed: kNone for policies that do not read
   // them (NeedsFiles) costs O(zones) instead of O(files + extents).
-  void BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, ViewFiles files, FsView* out) const
+  void BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView* out) const ZONEKV_REQUIRES(mu_);
+  // Empty zones an allocation for f must leave alone: the cleaner's and,
+  // unless f may use it, the recovery reserve (ZoneFsOptions::reserve_zones).
+  uint32_t KeepEmptyForLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
+  // Data zones that are empty and not busy.
+  uint32_t EmptyZonesLocked() const ZONEKV_REQUIRES(mu_);
+  // Enters recovery mode when a writer was refused (nospace) or a mount
+  // finds the empty zones down to the reserve; leaves it once they are back
+  // at twice the reserve. Called after allocations, resets and at mount.
+  void UpdateRecoveryModeLocked(bool nospace, bool at_mount) ZONEKV_REQUIRES(mu_);
+  // The NoSpace error for f: live, garbage (in zones and, as the reclaimer
+  // estimates, inside files) and free bytes, and why no zone was found.
+  Status NoSpaceLocked(const FileRecord& f, const std::string& why, uint64_t upper_garbage) const
       ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const ZONEKV_REQUIRES(mu_);
@@ -413,6 +436,15 @@ class ZoneFs::Impl {
   mutable Mutex readers_mu_ ZONEKV_ACQUIRED_AFTER(mu_);
   std::condition_variable_any readers_cv_;
   uint64_t reset_reader_waits_ ZONEKV_GUARDED_BY(readers_mu_) = 0;  // resets that had to wait for readers
+
+  // Space pressure (docs/space.md).
+  // The effective ZoneFsOptions::reserve_zones: set by Mount before the
+  // file system is shared, constant after.
+  uint32_t reserve_zones_ = 0;
+  bool recovery_mode_ ZONEKV_GUARDED_BY(mu_) = false;  // the reserve is open to all but flushed blob files
+  std::shared_ptr<SpaceReclaimer> reclaimer_ ZONEKV_GUARDED_BY(mu_);  // the upper layer's, or null
+  uint64_t blob_gc_target_ ZONEKV_GUARDED_BY(mu_) = 0;  // blob files <= this are being collected (0: none)
+  uint32_t blob_gc_reserve_zones_ ZONEKV_GUARDED_BY(mu_) = 0;  // empty zones other writers leave to that collection
 
   // Started by Mount before the file system is shared, joined by Shutdown:
   // only those two use it.

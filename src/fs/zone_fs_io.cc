@@ -9,6 +9,10 @@
 namespace zonekv {
 namespace {
 
+// A writer waits for a collecting reclaimer at most this many allocation
+// timeouts: a collection stuck on a bug must not hang RocksDB.
+constexpr int kReclaimWaitFactor = 6;
+
 uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
@@ -248,8 +252,9 @@ void ZoneFs::Impl::RuntimeReset() {
   CloseReleasedZonesLocked();
   if (opts_.read_only) return;
   auto t0 = std::chrono::steady_clock::now();
-  BuildViewLocked(false, nullptr, reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
+  BuildViewLocked(0, reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone, &v);
   ResetZonesLocked(PickResetsLocked(v, t0));
+  UpdateRecoveryModeLocked(/*nospace=*/false, /*at_mount=*/false);
 }
 
 bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
@@ -270,7 +275,7 @@ bool ZoneFs::Impl::PreemptIdleZoneLocked(uint64_t requester) {
 
 Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   const auto t_start = std::chrono::steady_clock::now();
-  const auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
+  auto deadline = t_start + std::chrono::milliseconds(opts_.alloc_timeout_ms);
   const bool is_blob = f->meta.hints.kind == FileKind::kBlob;
   AllocationPolicy* policy = is_blob && blob_alloc_ ? blob_alloc_.get() : alloc_.get();
   const ViewFiles files = policy->NeedsFiles() || reset_->NeedsFiles() ? ViewFiles::kAll : ViewFiles::kNone;
@@ -278,6 +283,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   uint64_t seen_passes = clean_passes_;
   uint64_t seen_progress = progress_;
   std::string why;
+  bool waited_for_upper = false;
+  uint64_t kicked_at_progress = UINT64_MAX;  // progress_ when this writer last kicked the cleaner
   FsView view;  // rebuilt each pass into the same memory
   for (int finishes = 0;;) {
     if (stop_) return Status::IOError("file system is shutting down");
@@ -286,8 +293,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     // free-space ratio, which moves with every allocation. A pass that
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
-    uint32_t reserved = UINT32_MAX;
-    BuildViewLocked(true, &reserved, files, &view);
+    BuildViewLocked(KeepEmptyForLocked(*f), files, &view);
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()));
@@ -311,7 +317,10 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       uint32_t z = d.zone;
       uint32_t open = 0, active = 0;
       CountZonesLocked(&open, &active);
-      bool ok = z >= meta_zones_ && z < geo_.nr_zones && z != reserved;
+      // A zone the view showed busy may be one kept back (the cleaner's,
+      // the reserve) even if nothing else holds it.
+      const ZoneView* zv = view.FindZone(z);
+      bool ok = zv != nullptr && !zv->busy;
       if (ok) {
         const ZoneEntry& e = zones_[z];
         ok = !e.busy() && e.state != ZoneState::kFull && e.state != ZoneState::kOffline &&
@@ -328,7 +337,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
         return Status::OK();
       }
       why = "policy " + std::string(policy->name()) + " chose zone " + std::to_string(z) +
-            ", which is busy, full or over the open/active limit";
+            ", which is busy, kept back, full or over the open/active limit";
     } else if (d.action == AllocDecision::Action::kFinishZone) {
       uint32_t z = d.zone;
       if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
@@ -342,35 +351,58 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     }
 
     // No zone now (and this pass's resets freed none). Take back an idle
-    // writer's zone, else wait for writes and zone commands in flight or the
-    // cleaner.
+    // writer's zone, else wait for writes and zone commands in flight, the
+    // cleaner, or the upper layer's reclaimer.
     if (PreemptIdleZoneLocked(f->meta.id)) {
       CloseReleasedZonesLocked();
       continue;
     }
-    bool in_flight = false;
+    // Kick the cleaner (and ask the reclaimer) when this writer starts
+    // waiting and after each change; in between, their own passes go on. A
+    // kick on every wakeup would keep the cleaner in a loop of empty passes.
+    const bool kick = kicked_at_progress == UINT64_MAX || progress_ != kicked_at_progress;
+    if (kick) {
+      kicked_at_progress = progress_;
+      clean_kick_ = true;
+      emergency_ = true;
+      clean_cv_.notify_all();
+    }
+    // Ask the reclaimer without mu_ (it may read the file system).
+    SpaceReclaimer::Estimate upper;
+    if (std::shared_ptr<SpaceReclaimer> r = reclaimer_) {
+      if (kick) counters_.reclaim_requests++;
+      mu_.unlock();
+      if (kick) r->RequestSpace();
+      upper = r->Reclaimable();
+      mu_.lock();
+    }
+    // While the reclaimer collects, the timeout counts from when it stops
+    // (not for the reclaimer's own writes: it would wait for itself), up
+    // to kReclaimWaitFactor timeouts in all.
+    if (upper.collecting && !ThreadReclaiming()) {
+      deadline = std::min(std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.alloc_timeout_ms),
+                          t_start + kReclaimWaitFactor * std::chrono::milliseconds(opts_.alloc_timeout_ms));
+    }
+    // (The reclaimer's own writes do not wait for it.)
+    bool in_flight = !ThreadReclaiming() && (upper.collecting || upper.deciding);
     for (const auto& e : zones_) in_flight |= e.in_io || e.cleaning || e.resetting || e.finishing || e.closing;
     // (Without a cleaner thread, zc=off, there is no pass to wait for.)
     bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !zc_->Cleans();
-    if (std::chrono::steady_clock::now() >= deadline ||
-        (!in_flight && cleaner_idle_since && progress_ == seen_progress)) {
+    bool nothing_moves = !in_flight && cleaner_idle_since && progress_ == seen_progress;
+    if (std::chrono::steady_clock::now() >= deadline || nothing_moves) {
       counters_.io_block_us += waited_us;
       counters_.nospace_errors++;
-      FsView v;
-      BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
-      return Status::NoSpace("no zone for " + f->meta.name + " (" + why + "); free " +
-                             std::to_string(v.free_bytes() >> 20) + " MiB, reclaimable " +
-                             std::to_string(v.reclaimable_bytes() >> 20) + " MiB, " + std::to_string(v.active_zones) +
-                             "/" + std::to_string(v.max_active_zones) + " active zones; cleaning (zc=" + zc_->name() +
-                             ") could not free space");
+      UpdateRecoveryModeLocked(/*nospace=*/true, /*at_mount=*/false);
+      return NoSpaceLocked(*f, why, upper.garbage_bytes);
+    }
+    if (upper.collecting && !waited_for_upper) {
+      waited_for_upper = true;
+      counters_.reclaim_waits++;
     }
     if (progress_ != seen_progress) {
       seen_progress = progress_;
       seen_passes = clean_passes_;
     }
-    clean_kick_ = true;
-    emergency_ = true;
-    clean_cv_.notify_all();
     auto t0w = std::chrono::steady_clock::now();
     zone_cv_.wait_for(mu_, std::chrono::milliseconds(20));
     waited_us += ElapsedUs(t0w);

@@ -16,7 +16,7 @@ FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
   return fv;
 }
 
-void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, ViewFiles files, FsView* out) const {
+void ZoneFs::Impl::BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView* out) const {
   FsView& v = *out;
   v.now_us = NowUsLocked();
   v.zones.clear();
@@ -38,16 +38,12 @@ void ZoneFs::Impl::BuildViewLocked(bool for_alloc, uint32_t* reserved_zone, View
     zv.ybiz = e.ybiz();
     v.zones.push_back(zv);
   }
-  if (for_alloc) {
-    // Keep one empty zone back for the cleaner, so that cleaning can always
-    // make progress when writers have used up the rest. Also when cleaning is
-    // off: a device filled GC-free can then be remounted with cleaning on.
-    for (auto it = v.zones.rbegin(); it != v.zones.rend(); ++it) {
-      if (!it->busy && it->empty() && it->state == ZoneState::kEmpty) {
-        it->busy = true;
-        if (reserved_zone != nullptr) *reserved_zone = it->id;
-        break;
-      }
+  // Empty zones kept back (the cleaner's, the recovery reserve): the
+  // highest-numbered ones, shown busy.
+  for (auto it = v.zones.rbegin(); it != v.zones.rend() && keep_empty > 0; ++it) {
+    if (!it->busy && it->empty() && it->state == ZoneState::kEmpty) {
+      it->busy = true;
+      keep_empty--;
     }
   }
   if (files != ViewFiles::kNone) {
@@ -71,7 +67,7 @@ FsView ZoneFs::Impl::View(ViewFiles files) const {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   MutexLock l(&mu_);
-  BuildViewLocked(false, nullptr, files, &v);
+  BuildViewLocked(0, files, &v);
   return v;
 }
 
@@ -87,12 +83,14 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   ZoneFsStats st;
   {
     MutexLock l(&mu_);
-    BuildViewLocked(false, nullptr, ViewFiles::kNone, &v);
+    BuildViewLocked(0, ViewFiles::kNone, &v);
     c = counters_;
     mu_.StatsLocked(&lock_stats);
     st.zc_passes = clean_passes_;
     st.files = names_.size();
     st.journal_rolls = journal_pos_.rolls;
+    st.space.reserve_zones = reserve_zones_;
+    st.space.recovery_mode = recovery_mode_;
   }
   st.host_write_bytes = host_write_bytes_.load();
   std::copy(std::begin(c.zc_copy_bytes), std::end(c.zc_copy_bytes), st.zc_copy_bytes_by_kind);
@@ -127,13 +125,17 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.journal.flushes = c.journal_flushes;
   st.journal.writes = c.journal_writes;
   st.journal.batches_written = c.journal_batches_written;
+  st.space.recovery_entries = c.recovery_entries;
+  st.space.reclaim_requests = c.reclaim_requests;
+  st.space.reclaim_waits = c.reclaim_waits;
+  st.space.zc_passes_blob_gc = c.zc_passes_blob_gc;
   return st;
 }
 
 std::vector<FileExtents> ZoneFs::Impl::Files() const {
   MutexLock l(&mu_);
   FsView v;
-  BuildViewLocked(false, nullptr, ViewFiles::kAll, &v);
+  BuildViewLocked(0, ViewFiles::kAll, &v);
   std::vector<FileExtents> out;
   for (auto& fv : v.files) {
     FileExtents fe;

@@ -94,7 +94,19 @@ Json ZoneFsStats::ToJson() const {
       .Set("zones_full", zones_full)
       .Set("journal_rolls", journal_rolls)
       .Set("lock", lock.ToJson())
-      .Set("journal", journal.ToJson());
+      .Set("journal", journal.ToJson())
+      .Set("space", space.ToJson());
+  return j;
+}
+
+Json FsSpaceStats::ToJson() const {
+  Json j = Json::Object();
+  j.Set("reserve_zones", static_cast<uint64_t>(reserve_zones))
+      .Set("recovery_mode", recovery_mode)
+      .Set("recovery_entries", recovery_entries)
+      .Set("reclaim_requests", reclaim_requests)
+      .Set("reclaim_waits", reclaim_waits)
+      .Set("zc_passes_blob_gc", zc_passes_blob_gc);
   return j;
 }
 

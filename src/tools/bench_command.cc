@@ -164,6 +164,7 @@ void PrintPolicies() {
   PrintFamily("compaction", CompactionPickers());
   std::printf("  %-13s %s\n", "native", "RocksDB's own compaction (no external compactor)");
   PrintFamily("blob_gc_cutoff", BlobGcCutoffs());
+  PrintFamily("space_gc", SpaceGcPolicies());
   PrintFamily("policy (zonekv ftl)", FtlVictimPolicies());
 }
 

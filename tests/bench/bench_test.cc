@@ -223,6 +223,50 @@ TEST(BenchTest, NoSpaceStillProducesAReport) {
   EXPECT_FALSE(err->str().empty());
 }
 
+// Space-pressure blob GC (docs/space.md) through real RocksDB: BlobDB
+// overwrites of 16 KiB values (live data 28% of a small device), with the
+// trigger at 40% free so that it must act: its collections (SetOptions,
+// CompactFiles, the options restored) run, under RocksDB's own compactions
+// and under the external compactor, and no writer meets NoSpace. (At 37%
+// live data it completes about half the runs, baza+ none: the shortfall is
+// in notes/issue-16.md.)
+BenchConfig OverwriteUnderPressure(const std::string& compaction) {
+  BenchConfig c;
+  c.fs = "zonekv";
+  c.device_spec = "ram:zones=32,zone_size=16M,max_open=14,max_active=14,timing=none";
+  c.workloads = {"fillrandom", "overwrite", "overwrite", "overwrite"};
+  c.num = 9000;
+  c.value_size = 16384;
+  c.threads = 1;
+  c.scheme = "baza+space";
+  c.rocksdb_knobs = {{"enable_blob_files", "true"},
+                     {"min_blob_size", "4096"},
+                     {"blob_file_size", "64M"},
+                     {"write_buffer_size", "8M"},
+                     {"enable_blob_garbage_collection", "true"}};
+  c.controller_knobs = {{"space_gc_free_pct", "40"}};
+  if (!compaction.empty()) c.controller_knobs.push_back({"compaction", compaction});
+  return c;
+}
+
+class SpaceGcBenchTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpaceGcBenchTest, KeepsAnOverwriteWorkloadGoing) {
+  BenchOutput out;
+  Status s = RunBench(OverwriteUnderPressure(GetParam()), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(At(out.json, "config.controllers.space_gc")->str(), "zones");
+  const Json* gc = At(out.json, "controllers.space_gc");
+  ASSERT_NE(gc, nullptr);
+  EXPECT_GE(gc->Find("rounds")->number(), 1);
+  EXPECT_GE(gc->Find("files_collected")->number(), 1);
+  EXPECT_GT(gc->Find("relocate_bytes_est")->number(), 0);
+  EXPECT_EQ(At(out.json, "fs.nospace_errors")->number(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Compaction, SpaceGcBenchTest, ::testing::Values("", "acc"),
+                         [](const auto& info) { return info.param.empty() ? std::string("native") : info.param; });
+
 // `j` rebuilt from `keys`, in that order: its Dump equals j's exactly when j
 // has these keys and no other, in this order.
 Json Rebuilt(const Json& j, std::initializer_list<const char*> keys) {
@@ -251,7 +295,7 @@ TEST(BenchTest, FsObjectSamplerAndSummaryCarryTheFileSystemsStatistics) {
                          "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
                          "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
                          "zone_preemptions", "zc_passes", "zc_emergency_passes", "files", "zones_empty",
-                         "zones_full", "journal_rolls", "lock", "journal", "finish_pad_bytes", "dlwa",
+                         "zones_full", "journal_rolls", "lock", "journal", "space", "finish_pad_bytes", "dlwa",
                          "space_used_ratio_end", "free_ratio_end", "space_amp", "device"})
                 .Dump(),
             fs.Dump());

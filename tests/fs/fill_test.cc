@@ -11,6 +11,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
 
 #include "fs_test_util.h"
 
@@ -169,6 +170,79 @@ void FillAndReopen(const std::string& zc_policy, int writers, int limits) {
 }
 
 TEST(FillTest, WritesUntilNoSpaceThenReopens) { FillAndReopen("zenfs", 1, 14); }
+
+// The recovery reserve (ZoneFsOptions::reserve_zones): a device filled
+// until NoSpace reopens read-write, so that the user can delete half the
+// data, compact, and write again (docs/space.md).
+TEST(FillTest, AFullDeviceReopensReadWriteToDeleteAndWriteAgain) {
+  auto dev = OpenTestDevice("ram:zones=24,zone_size=2M,max_open=14,max_active=14,auto_close=0");
+  ZoneFsOptions opts;
+  opts.alloc_timeout_ms = 3000;
+  std::shared_ptr<ZoneFs> fs = FormatAndMount(dev, opts);
+  EXPECT_EQ(fs->Stats().space.reserve_zones, 2u);  // auto: min(2, data zones / 8)
+  auto env = rocksdb::NewCompositeEnv(fs->file_system());
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(DbOptions(env.get(), fs.get()), "/db", &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  uint32_t acked = 0;
+  rocksdb::Status s;
+  for (; acked < 40000; acked++) {
+    s = db->Put(wo, Key(acked), Value(acked));
+    if (!s.ok()) break;
+  }
+  ASSERT_FALSE(s.ok()) << "the device never filled up";
+  EXPECT_NE(s.ToString().find("No space"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("empty zones kept for recovery"), std::string::npos) << s.ToString();
+  EXPECT_GE(fs->Stats().space.recovery_entries, 1u);
+  db->Close();
+  db.reset();
+  env.reset();
+  fs.reset();
+
+  // Reopen read-write: RocksDB's recovery writes (a new MANIFEST, the
+  // WAL's flush) into the reserve.
+  ASSERT_TRUE(ZoneFs::Mount(dev, opts, &fs).ok());
+  EXPECT_TRUE(fs->Stats().space.recovery_mode);
+  env = rocksdb::NewCompositeEnv(fs->file_system());
+  s = rocksdb::DB::Open(DbOptions(env.get(), fs.get()), "/db", &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  db.reset(raw);
+  // Delete the older half of the keys (in batches: a synced write pads
+  // the WAL to a block) and compact: the blob files holding only deleted
+  // values are dropped, their zones reset.
+  const uint32_t half = acked / 2;
+  for (uint32_t i = 0; i < half; i += 500) {
+    rocksdb::WriteBatch batch;
+    for (uint32_t k = i; k < std::min(half, i + 500); k++) ASSERT_TRUE(batch.Delete(Key(k)).ok());
+    s = db->Write(wo, &batch);
+    ASSERT_TRUE(s.ok()) << "delete batch at " << i << ": " << s.ToString();
+  }
+  rocksdb::CompactRangeOptions cro;
+  cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  s = db->CompactRange(cro, nullptr, nullptr);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Write again: a quarter of what the device held.
+  const uint32_t more = acked / 4;
+  for (uint32_t i = 0; i < more; i++) {
+    s = db->Put(wo, Key(acked + i), Value(acked + i));
+    ASSERT_TRUE(s.ok()) << "new write " << i << " of " << more << ": " << s.ToString();
+  }
+  for (uint32_t i = 0; i < acked + more; i++) {
+    std::string v;
+    s = db->Get(rocksdb::ReadOptions(), Key(i), &v);
+    if (i < half) {
+      ASSERT_TRUE(s.IsNotFound()) << i << ": " << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << i << ": " << s.ToString();
+      ASSERT_EQ(v, Value(i)) << i;
+    }
+  }
+  db->Close();
+  db.reset();
+  EXPECT_EQ(FsckText(*fs), "");
+}
 
 class FillPolicyTest : public ::testing::TestWithParam<std::string> {};
 

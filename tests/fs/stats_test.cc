@@ -96,7 +96,7 @@ TEST(ZoneFsStatsTest, JsonHasTheKeysOfDocsMetricsInOrder) {
                         "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
                         "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
                         "zone_preemptions", "zc_passes", "zc_emergency_passes", "files", "zones_empty",
-                        "zones_full", "journal_rolls", "lock", "journal"})
+                        "zones_full", "journal_rolls", "lock", "journal", "space", "space"})
                 .Dump(),
             j.Dump());
   const Json& zc = *j.Find("zc_copy_bytes");

@@ -1,0 +1,408 @@
+// The space-pressure blob GC controller: the engine that carries out a
+// SpaceGcPolicy's picks (blob_gc.h, docs/space.md).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+
+#include "zonekv/blob_gc.h"
+
+namespace zonekv {
+
+namespace {
+
+// A look even without events: free space moves with every write.
+constexpr std::chrono::milliseconds kInterval(200);
+// Plan (and keep room for) the next collection from this many points above
+// the trigger.
+constexpr double kPlanAheadPct = 10;
+// CompactFiles refuses inputs another compaction holds; once compactions
+// are paused those end, so a collection waits this long for them at most.
+constexpr std::chrono::milliseconds kRetryEvery(50);
+constexpr std::chrono::seconds kRetryFor(30);
+
+// ZONEKV_SPACE_GC_LOG=1: one line per collection on stderr.
+bool LogRounds() {
+  static const bool on = [] {
+    const char* v = std::getenv("ZONEKV_SPACE_GC_LOG");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+// RocksDB's target SST size at `level` (target_file_size_base *
+// multiplier^(level-1)).
+uint64_t TargetFileBytes(const rocksdb::Options& o, int level) {
+  double bytes = static_cast<double>(o.target_file_size_base);
+  for (int l = 1; l < level; ++l) bytes *= std::max(1, o.target_file_size_multiplier);
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+// The SSTs that may reference blob files numbered <= max_number (an SST
+// records the oldest blob file it references, so exactly those whose
+// oldest is <= max_number), widened to every SST at any level overlapping
+// their key range, so that newer versions of their keys meet the old ones
+// and stale records are dropped instead of relocated. Output: the deepest
+// level holding files (at least 1).
+struct CompactionInputs {
+  std::vector<std::string> files;
+  int output_level = 1;
+};
+
+CompactionInputs InputsFor(const rocksdb::ColumnFamilyMetaData& meta, uint64_t max_number) {
+  CompactionInputs in;
+  std::string lo, hi;
+  bool any = false;
+  for (const auto& level : meta.levels) {
+    for (const auto& f : level.files) {
+      if (f.oldest_blob_file_number == 0 || f.oldest_blob_file_number > max_number) continue;
+      if (!any || f.smallestkey < lo) lo = f.smallestkey;
+      if (!any || f.largestkey > hi) hi = f.largestkey;
+      any = true;
+    }
+  }
+  if (!any) return in;
+  for (const auto& level : meta.levels) {
+    for (const auto& f : level.files) {
+      if (f.largestkey < lo || f.smallestkey > hi) continue;
+      in.files.push_back(f.db_path + f.name);
+      in.output_level = std::max(in.output_level, level.level);
+    }
+  }
+  return in;
+}
+
+}  // namespace
+
+SpaceGcController::SpaceGcController(std::unique_ptr<SpaceGcPolicy> policy, SpaceGcOptions opts, SpaceGcFsHooks fs,
+                                     CompactionPauser pauser, std::shared_ptr<ZCutoffController> zcutoff)
+    : policy_(std::move(policy)),
+      opts_(std::move(opts)),
+      fs_(std::move(fs)),
+      pauser_(std::move(pauser)),
+      zcutoff_(std::move(zcutoff)) {}
+
+SpaceGcController::~SpaceGcController() { Detach(); }
+
+void SpaceGcController::Attach(rocksdb::DB* db) {
+  MutexLock l(&mu_);
+  if (db_ != nullptr) return;
+  db_ = db;
+  stop_ = false;
+  thread_ = std::thread(&SpaceGcController::Loop, this);
+}
+
+void SpaceGcController::Detach() {
+  {
+    MutexLock l(&mu_);
+    if (db_ == nullptr) return;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  MutexLock l(&mu_);
+  db_ = nullptr;
+  pending_ = false;
+}
+
+void SpaceGcController::Wake(bool writer) {
+  {
+    MutexLock l(&mu_);
+    if (db_ == nullptr) return;
+    kicked_ = true;
+    if (writer) {
+      writer_waiting_ = true;
+      pending_ = true;  // Reclaimable() reports work until the decision is made
+      stats_.space_requests++;
+    }
+  }
+  cv_.notify_one();
+}
+
+void SpaceGcController::RequestSpace() { Wake(true); }
+
+SpaceReclaimer::Estimate SpaceGcController::Reclaimable() const {
+  Estimate e;
+  e.garbage_bytes = known_garbage_.load();
+  MutexLock l(&mu_);
+  e.collecting = running_;
+  e.deciding = pending_;
+  e.stuck = stuck_;
+  return e;
+}
+
+void SpaceGcController::Loop() {
+  MutexLock l(&mu_);
+  while (!stop_) {
+    cv_.wait_for(l, kInterval, [this]() ZONEKV_REQUIRES(mu_) { return stop_ || kicked_; });
+    if (stop_) return;
+    const bool writer = writer_waiting_;
+    writer_waiting_ = false;
+    kicked_ = false;
+    l.unlock();
+    SpaceGcPick pick;
+    static_cast<void>(RunOnce(writer, &pick));  // errors are in the stats (last_error)
+    l.lock();
+    // After a collection, look again at once: plan the next one before
+    // writers take the space this one freed.
+    if (pick.collect && pick.files > 0) kicked_ = true;
+    // A writer that asked while this decision ran keeps pending_ for the next.
+    if (!writer_waiting_) pending_ = false;
+  }
+}
+
+Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
+  MutexLock serial(&run_mu_);
+  *pick = SpaceGcPick();
+  rocksdb::DB* db;
+  {
+    MutexLock l(&mu_);
+    db = db_;
+  }
+  if (db == nullptr) return Status::OK();
+
+  // Cheap first (zones only): nothing to plan while free space is plentiful.
+  SpaceGcView sv;
+  sv.fs = fs_.view(ViewFiles::kNone);
+  if (!writer_waiting && 100.0 * sv.fs.free_ratio() >= opts_.space_gc_free_pct + kPlanAheadPct) {
+    {
+      MutexLock l(&mu_);
+      stuck_ = false;
+    }
+    if (reserved_bytes_ != 0 || planned_max_ != 0) {
+      reserved_bytes_ = 0;
+      planned_max_ = 0;
+      fs_.set_target(0, 0);
+    }
+    return Status::OK();
+  }
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  sv.fs = fs_.view(ViewFiles::kAll);
+  sv.writer_waiting = writer_waiting;
+  std::unordered_map<uint64_t, const FileView*> blob_by_number;
+  for (const auto& f : sv.fs.files) {
+    if (f.hints.kind == FileKind::kBlob) blob_by_number[f.hints.number] = &f;
+  }
+  for (const auto& b : meta.blob_files) {
+    BlobFileSpaceView bv;
+    bv.number = b.blob_file_number;
+    bv.total_blob_bytes = b.total_blob_bytes;
+    bv.garbage_blob_bytes = b.garbage_blob_bytes;
+    auto it = blob_by_number.find(b.blob_file_number);
+    if (it != blob_by_number.end()) bv.bytes_per_zone = it->second->bytes_per_zone;
+    sv.blob_files.push_back(std::move(bv));
+  }
+  std::sort(sv.blob_files.begin(), sv.blob_files.end(),
+            [](const BlobFileSpaceView& a, const BlobFileSpaceView& b) { return a.number < b.number; });
+  sv.fs.files.clear();  // the zones are what the policy reads
+  *pick = policy_->Pick(sv);
+  {
+    MutexLock l(&mu_);
+    stats_.checks++;
+  }
+  // A discovery that learned nothing is not repeated until new data was
+  // flushed (the same LSM would teach the same).
+  if (pick->files > 0 && pick->discover && flushes_.load() == discovered_at_flushes_) {
+    pick->files = 0;
+    pick->reason = "a discovery round on this data found nothing";
+  }
+  uint64_t garbage_before = 0;
+  for (const auto& b : sv.blob_files) garbage_before += b.garbage_blob_bytes;
+  known_garbage_ = garbage_before;
+  // Room for the next collection: other writers leave it empty zones, and
+  // the cleaner leaves it the zones of the files it will collect.
+  const uint64_t want = pick->plan_bytes;
+  const uint64_t planned = pick->files > 0 ? pick->max_number : 0;
+  if (want != reserved_bytes_ || planned != planned_max_) {
+    reserved_bytes_ = want;
+    planned_max_ = planned;
+    fs_.set_target(planned, want);
+  }
+  if (pick->files == 0 || !pick->collect) {
+    if (writer_waiting || pick->files > 0) {
+      MutexLock l(&mu_);
+      stuck_ = pick->files == 0;
+    }
+    if (LogRounds() && writer_waiting && pick->files == 0) {
+      std::fprintf(stderr,
+                   "space gc: a writer waits, nothing to collect: %s (%zu blob files, %llu MiB known garbage, oldest's "
+                   "live bytes %llu MiB, free %llu MiB)\n",
+                   pick->reason, sv.blob_files.size(), static_cast<unsigned long long>(garbage_before >> 20),
+                   static_cast<unsigned long long>(sv.blob_files.empty() ? 0 : sv.blob_files[0].live_bytes() >> 20),
+                   static_cast<unsigned long long>(sv.fs.free_bytes() >> 20));
+    }
+    return Status::OK();
+  }
+
+  const uint64_t free_before = sv.fs.free_bytes() + sv.fs.reclaimable_bytes();
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = Collect(db, *pick);
+  uint64_t us = ElapsedUs(t0);
+  {
+    MutexLock l(&mu_);
+    stuck_ = false;
+    stats_.rounds++;
+    if (pick->discover) stats_.discover_rounds++;
+    stats_.files_collected += pick->files;
+    stats_.relocate_bytes_est += pick->relocate_bytes;
+    stats_.garbage_bytes_est += pick->garbage_bytes;
+    stats_.zones_freed_est += pick->zones_freed;
+    stats_.round_us_total += us;
+    stats_.round_us_max = std::max(stats_.round_us_max, us);
+    if (!s.ok()) {
+      stats_.failed_rounds++;
+      stats_.last_error = s.ToString();
+    }
+  }
+  if (LogRounds()) {
+    FsView after = fs_.view(ViewFiles::kNone);
+    std::fprintf(stderr,
+                 "space gc: %s%zu of %zu blob files (<= %llu): relocate <= %llu MiB, garbage %llu MiB, %u zones; "
+                 "free %llu -> %llu MiB in %.2f s (%s)%s%s\n",
+                 pick->discover ? "discover, " : "", pick->files, sv.blob_files.size(),
+                 static_cast<unsigned long long>(pick->max_number),
+                 static_cast<unsigned long long>(pick->relocate_bytes >> 20),
+                 static_cast<unsigned long long>(pick->garbage_bytes >> 20), pick->zones_freed,
+                 static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
+                 static_cast<unsigned long long>(after.free_bytes() >> 20), us / 1e6, pick->reason,
+                 s.ok() ? "" : ": ", s.ok() ? "" : s.ToString().c_str());
+  }
+  if (pick->discover) {
+    // Learned something if space came back or RocksDB now knows of more garbage.
+    FsView after = fs_.view(ViewFiles::kNone);
+    rocksdb::ColumnFamilyMetaData m2;
+    db->GetColumnFamilyMetaData(&m2);
+    uint64_t garbage_after = 0;
+    for (const auto& b : m2.blob_files) garbage_after += b.garbage_blob_bytes;
+    if (after.free_bytes() + after.reclaimable_bytes() <= free_before && garbage_after <= garbage_before) {
+      discovered_at_flushes_ = flushes_.load();
+    }
+  }
+  return s;
+}
+
+Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
+  fs_.set_target(pick.max_number, pick.relocate_bytes);
+  if (fs_.mark_thread) fs_.mark_thread(true);
+  if (zcutoff_) zcutoff_->Hold();
+  const bool native = !pauser_.pause;
+  if (!native) pauser_.pause();
+
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  const rocksdb::Options cur = db->GetOptions();
+  // (The cutoff is computed on this metadata; the inputs, below, on
+  // metadata read after compactions were paused.)
+  // RocksDB relocates, in a compaction, the blobs of the oldest
+  // floor(cutoff * N) of its N blob files: cover exactly the picked ones
+  // (the half file keeps floating-point error from dropping the last).
+  size_t picked = 0;
+  for (const auto& b : meta.blob_files) picked += b.blob_file_number <= pick.max_number ? 1 : 0;
+  const double cutoff =
+      meta.blob_files.empty() ? 0.0 : std::min(1.0, (static_cast<double>(picked) + 0.5) / meta.blob_files.size());
+  std::unordered_map<std::string, std::string> set = {
+      {"enable_blob_garbage_collection", "true"}, {"blob_garbage_collection_age_cutoff", Number(cutoff)}};
+  std::unordered_map<std::string, std::string> restore = {
+      {"enable_blob_garbage_collection", cur.enable_blob_garbage_collection ? "true" : "false"},
+      {"blob_garbage_collection_age_cutoff", Number(cur.blob_garbage_collection_age_cutoff)}};
+  if (native) {
+    // No new compaction of RocksDB's own takes the inputs meanwhile.
+    set["disable_auto_compactions"] = "true";
+    restore["disable_auto_compactions"] = cur.disable_auto_compactions ? "true" : "false";
+  }
+  rocksdb::Status rs = db->SetOptions(set);
+  Status s;
+  if (!rs.ok()) {
+    s = Status::IOError("space GC: SetOptions: " + rs.ToString());
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() + kRetryFor;
+    for (;;) {
+      db->GetColumnFamilyMetaData(&meta);
+      CompactionInputs in = InputsFor(meta, pick.max_number);
+      if (in.files.empty()) break;  // nothing references them any more: RocksDB drops the files itself
+      rocksdb::CompactionOptions co;
+      co.compression = rocksdb::kDisableCompressionOption;  // the column family's own choice
+      co.output_file_size_limit = TargetFileBytes(cur, in.output_level);
+      co.max_subcompactions = 1;  // outputs written on this thread (SetThreadReclaiming)
+      // Writers that wait for space wait for the compaction (not for the
+      // retries below: the compaction that holds the inputs may itself
+      // wait for space, and must then fail in its own time).
+      SetRunning(true);
+      rs = db->CompactFiles(co, in.files, in.output_level);
+      SetRunning(false);
+      if (rs.ok()) break;
+      // Inputs held (Aborted) or just deleted (InvalidArgument: "does not
+      // exist") by a compaction that started before the pause: retry.
+      const bool retry = rs.IsAborted() || (rs.IsInvalidArgument() && rs.ToString().find("does not exist") != std::string::npos);
+      if (!retry || std::chrono::steady_clock::now() >= deadline) {
+        s = Status::IOError("space GC: CompactFiles of " + std::to_string(in.files.size()) + " files into L" +
+                            std::to_string(in.output_level) + ": " + rs.ToString());
+        break;
+      }
+      {
+        MutexLock l(&mu_);
+        stats_.compaction_retries++;
+      }
+      std::this_thread::sleep_for(kRetryEvery);
+    }
+    rs = db->SetOptions(restore);
+    if (!rs.ok() && s.ok()) s = Status::IOError("space GC: restoring the options: " + rs.ToString());
+  }
+  if (!native) pauser_.resume();
+  if (zcutoff_) zcutoff_->Release();
+  if (fs_.mark_thread) fs_.mark_thread(false);
+  // Keep the room until the next decision (right after this one) sizes it
+  // for the next collection: writers would otherwise take it meanwhile.
+  fs_.set_target(0, pick.relocate_bytes);
+  reserved_bytes_ = pick.relocate_bytes;
+  planned_max_ = 0;
+  return s;
+}
+
+void SpaceGcController::SetRunning(bool on) {
+  MutexLock l(&mu_);
+  running_ = on;
+}
+
+SpaceGcStats SpaceGcController::Stats() const {
+  MutexLock l(&mu_);
+  return stats_;
+}
+
+Json SpaceGcStats::ToJson() const {
+  Json j = Json::Object();
+  j.Set("checks", checks)
+      .Set("rounds", rounds)
+      .Set("discover_rounds", discover_rounds)
+      .Set("failed_rounds", failed_rounds)
+      .Set("files_collected", files_collected)
+      .Set("relocate_bytes_est", relocate_bytes_est)
+      .Set("garbage_bytes_est", garbage_bytes_est)
+      .Set("zones_freed_est", zones_freed_est)
+      .Set("compaction_retries", compaction_retries)
+      .Set("round_us_total", round_us_total)
+      .Set("round_us_max", round_us_max)
+      .Set("space_requests", space_requests)
+      .Set("last_error", last_error);
+  return j;
+}
+
+}  // namespace zonekv
