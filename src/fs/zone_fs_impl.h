@@ -74,6 +74,10 @@ namespace zonekv {
 const FileHints* ThreadJobHint();
 // Whether the calling thread runs a space-pressure blob GC (ZoneFs::SetThreadReclaiming).
 bool ThreadReclaiming();
+// An SST or blob file a compaction writes (level >= 1): it replaces its
+// inputs (zone_fs_space.cc).
+struct FileRecord;
+bool IsCompactionOutput(const FileRecord& f);
 
 // Cost of one policy family: calls and time per call. Kept in nanoseconds
 // (policy calls often take well under a microsecond), reported in

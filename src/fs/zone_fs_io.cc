@@ -376,10 +376,11 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       upper = r->Reclaimable();
       mu_.lock();
     }
-    // While the reclaimer collects, the timeout counts from when it stops
-    // (not for the reclaimer's own writes: it would wait for itself), up
-    // to kReclaimWaitFactor timeouts in all.
-    if (upper.collecting && !ThreadReclaiming()) {
+    // While the reclaimer collects, the timeout counts from when it stops,
+    // up to kReclaimWaitFactor timeouts in all; not for the reclaimer's own
+    // writes (it would wait for itself) nor for another compaction's (the
+    // collection may be waiting for its inputs).
+    if (upper.collecting && !ThreadReclaiming() && !IsCompactionOutput(*f)) {
       deadline = std::min(std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.alloc_timeout_ms),
                           t_start + kReclaimWaitFactor * std::chrono::milliseconds(opts_.alloc_timeout_ms));
     }

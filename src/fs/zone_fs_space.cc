@@ -21,25 +21,33 @@ uint32_t ZoneFs::Impl::EmptyZonesLocked() const {
   return n;
 }
 
-uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
-  // The blob GC that frees space must not wait for the writers it frees it
-  // for: whatever its thread writes (the collection's outputs, the
-  // MANIFEST and OPTIONS of its SetOptions) may use everything but the
-  // cleaner's zone.
-  if (ThreadReclaiming()) return 1;
+bool IsCompactionOutput(const FileRecord& f) {
   const FileKind kind = f.meta.hints.kind;
-  // Small, and RocksDB cannot go on (or recover) without them.
+  return (kind == FileKind::kSst || kind == FileKind::kBlob) && f.meta.hints.level >= 1;
+}
+
+uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
+  const FileKind kind = f.meta.hints.kind;
+  // Small, and RocksDB cannot go on (or recover) without them: a MANIFEST
+  // write that fails puts RocksDB into a background error whose recovery
+  // may abort the process (an assertion in Debian's librocksdb 7.8). They
+  // may use everything but the cleaner's zone; with a reserve, every other
+  // file leaves them one zone more, the last of the reserve.
   if (kind == FileKind::kManifest || kind == FileKind::kOther) return 1;
+  const uint32_t metadata = reserve_zones_ > 0 ? 1 : 0;
+  // The blob GC that frees space must not wait for the writers it frees it
+  // for: whatever else its thread writes (the collection's outputs) may use
+  // the reserve.
+  if (ThreadReclaiming()) return 1 + metadata;
   // A compaction's outputs replace its inputs: it frees what it takes once
   // it ends (and the collection may be waiting for its inputs), so it may
   // use the collector's room, and in recovery mode the reserve.
-  const bool compaction_output = (kind == FileKind::kSst || kind == FileKind::kBlob) && f.meta.hints.level >= 1;
-  if (compaction_output) return 1 + (recovery_mode_ ? 0 : reserve_zones_);
+  if (IsCompactionOutput(f)) return 1 + (recovery_mode_ ? metadata : reserve_zones_);
   // Everything else grows the data: WALs, flushes. In recovery mode the
   // reserve is open to them but to the blob files of a flush (new data);
   // tombstones and a recovery flush are SSTs.
   const bool new_blob_data = kind == FileKind::kBlob && f.meta.hints.level == 0;
-  return 1 + blob_gc_reserve_zones_ + (recovery_mode_ && !new_blob_data ? 0 : reserve_zones_);
+  return 1 + blob_gc_reserve_zones_ + (recovery_mode_ && !new_blob_data ? metadata : reserve_zones_);
 }
 
 void ZoneFs::Impl::UpdateRecoveryModeLocked(bool nospace, bool at_mount) {

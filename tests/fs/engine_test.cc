@@ -370,11 +370,16 @@ class OpenWriterCleaningTest : public ::testing::Test {
     ASSERT_TRUE(rfs_->DeleteFile("/000003.sst", IOOptions(), nullptr).ok());
   }
 
-  // Waits (bounded) until the cleaner has moved W out of zone X.
+  // Waits (bounded) until the cleaner has moved W out of zone X and reset
+  // X. (Until the reset, the move may not be journaled yet: a read-only
+  // mount then reads W from X, and a reset during that read would change
+  // what it reads under it.)
   bool MovedOutOfX() {
     for (int i = 0; i < 500; i++) {
-      for (const auto& f : fs_->View().files) {
-        if (f.name == kW && f.bytes_per_zone.count(x_) == 0) return true;
+      FsView v = fs_->View();
+      const ZoneView* x = v.FindZone(x_);
+      for (const auto& f : v.files) {
+        if (f.name == kW && f.bytes_per_zone.count(x_) == 0 && x != nullptr && x->written_bytes == 0) return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -1,0 +1,149 @@
+"""fill: how full can the device get? A fill-level sweep (issue 16).
+
+BlobDB overwrites of 16 KiB values with live data at 20, 30, ... 80% of the
+device: a fillrandom load and three overwrite passes over the key space, per
+scheme. Per level: completed, or NoSpace and after how many operations;
+throughput; write amplification (device writes / user writes); zone-cleaning
+copy; blob GC copy (RocksDB's own and the space-pressure GC's).
+
+No paper reports this; the issue asks that overwrites complete up to 70% live
+data with the best scheme. The device is the issue's (64 zones of 64 MiB,
+open/active 14, blob files of 256 MiB, 64 MiB memtables) at scale 1; byte
+sizes shrink with the scale (the scaling rule in experiments/README.md),
+values stay 16 KiB.
+"""
+
+import common
+
+DESCRIPTION = "fill-level sweep: BlobDB overwrites at 20-80% live data, completed or NoSpace, WA, copies"
+DEFAULT_SCALE = 0.25
+
+ZONES = 64
+ZONE_BYTES = 64 * common.MiB
+BLOB_FILE_BYTES = 256 * common.MiB
+MEMTABLE_BYTES = 64 * common.MiB
+VALUE_BYTES = 16384
+KEY_BYTES = 16  # db_bench's default key size, which `zonekv bench` uses
+LEVELS = [20, 30, 40, 50, 60, 70, 80]
+SCHEMES = ["baseline", "baza+", "baza+space"]
+PROFILE = "zn540"
+PASSES = ["fillrandom", "overwrite", "overwrite", "overwrite"]
+
+
+def _num(level, scale):
+    device = ZONES * common.scaled_bytes(ZONE_BYTES, scale)
+    return int(level / 100.0 * device / VALUE_BYTES)
+
+
+def runs(scale, seeds):
+    zone = common.scaled_bytes(ZONE_BYTES, scale)
+    rocksdb = ["--enable_blob_files=true", "--min_blob_size=4096", "--enable_blob_garbage_collection=true",
+               "--blob_file_size=" + common.size_flag(common.scaled_bytes(BLOB_FILE_BYTES, scale)),
+               "--write_buffer_size=" + common.size_flag(common.scaled_bytes(MEMTABLE_BYTES, scale))]
+    out = []
+    for level in LEVELS:
+        for scheme in SCHEMES:
+            for seed in range(1, seeds + 1):
+                out.append({"label": "%s %d%%" % (scheme, level), "scheme": scheme, "seed": seed, "level": level,
+                            "num": _num(level, scale),
+                            "args": ["--device=" + common.device_spec(ZONES, zone, PROFILE),
+                                     "--scheme=" + scheme, "--workload=" + ",".join(PASSES),
+                                     "--num=%d" % _num(level, scale), "--value_size=%d" % VALUE_BYTES] + rocksdb})
+    return out
+
+
+def _metrics(r):
+    """The run's figures (None where the run left no JSON)."""
+    doc = r.get("json")
+    if not doc:
+        return None
+    ops = common.get(doc, "workload.ops") or 0
+    user = ops * (VALUE_BYTES + KEY_BYTES)
+    host = common.get(doc, "fs.host_write_bytes") or 0
+    dlwa = common.get(doc, "fs.dlwa") or 1.0
+    zc = sum(common.get(doc, "fs.zc_copy_bytes." + k) or 0 for k in ("blob", "sst", "wal", "other"))
+    return {
+        "done": not r.get("error"),
+        "ops": ops,
+        "planned": r["num"] * len(PASSES),
+        "ops_per_sec": common.get(doc, "workload.ops_per_sec") or 0.0,
+        "wa": host * dlwa / user if user else float("nan"),
+        "zc_mib": zc / common.MiB,
+        "blobgc_mib": (common.get(doc, "rocksdb.blobgc_copy_bytes") or 0) / common.MiB,
+        "space_gc_rounds": common.get(doc, "controllers.space_gc.rounds"),
+    }
+
+
+def _cells(results, scheme, level):
+    rs = [r for r in results if r["scheme"] == scheme and r["level"] == level]
+    ms = [m for m in (_metrics(r) for r in rs) if m]
+    return rs, ms
+
+
+def summarize(results, scale):
+    zone = common.scaled_bytes(ZONE_BYTES, scale)
+    text = ("Device: %d zones of %s (%s in all), timing %s; 16 KiB values, blob files of %s, memtables of %s; "
+            "a fillrandom load then 3 overwrite passes. Scale %g. No paper figure: the issue's target is "
+            "completion up to 70%% live data with the best scheme.\n\n" %
+            (ZONES, common.size_flag(zone), common.size_flag(ZONES * zone), common.timing_of(results),
+             common.size_flag(common.scaled_bytes(BLOB_FILE_BYTES, scale)),
+             common.size_flag(common.scaled_bytes(MEMTABLE_BYTES, scale)), scale))
+    rows = []
+    for level in LEVELS:
+        for scheme in SCHEMES:
+            rs, ms = _cells(results, scheme, level)
+            if not rs:
+                continue
+            done = sum(1 for m in ms if m["done"])
+            status = "%d/%d completed" % (done, len(rs))
+            failed = [m for m in ms if not m["done"]]
+            if failed:
+                status += "; NoSpace after %s of %d ops" % (
+                    ", ".join("%d" % m["ops"] for m in failed), failed[0]["planned"])
+            rows.append(["%d%%" % level, scheme, status,
+                         common.cell([m["ops_per_sec"] for m in ms], 1, 4),
+                         common.cell([m["wa"] for m in ms]),
+                         common.cell([m["zc_mib"] for m in ms], 1, 4),
+                         common.cell([m["blobgc_mib"] for m in ms], 1, 4),
+                         common.cell([m["space_gc_rounds"] for m in ms if m["space_gc_rounds"] is not None], 1, 3)])
+    text += common.table(["live data", "scheme", "runs", "ops/s", "WA (device / user)", "ZC copy MiB",
+                          "blob GC copy MiB", "space-GC rounds"], rows)
+    text += ("\n\nops/s, WA and copies are over the operations a run made (up to NoSpace for a failed run); "
+             "mean ± sd over seeds. WA = host writes x DLWA / (ops x (16 KiB + 16 B)).\n")
+    return text
+
+
+def plot(results, outdir):
+    import matplotlib.pyplot as plt
+
+    figures = []
+    for key, ylabel, name in (("wa", "write amplification (device / user)", "fill_wa.png"),
+                              ("ops_per_sec", "ops/s", "fill_throughput.png")):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for scheme in SCHEMES:
+            xs, ys, fx, fy = [], [], [], []
+            for level in LEVELS:
+                _, ms = _cells(results, scheme, level)
+                if not ms:
+                    continue
+                m = common.mean_spread([x[key] for x in ms])[0]
+                xs.append(level)
+                ys.append(m)
+                if any(not x["done"] for x in ms):
+                    fx.append(level)
+                    fy.append(m)
+            if xs:
+                line, = ax.plot(xs, ys, marker="o", label=scheme)
+                if fx:
+                    ax.scatter(fx, fy, marker="x", s=80, color=line.get_color())
+        ax.set_xlabel("live data, % of device (x: a run hit NoSpace)")
+        ax.set_ylabel(ylabel)
+        ax.set_title("fill: " + ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend()
+        path = common.outpath(outdir, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        figures.append(path)
+    return figures
