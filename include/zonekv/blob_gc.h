@@ -232,6 +232,8 @@ struct SpaceGcFsHooks {
   // ZoneFs::SetThreadReclaiming: the collection's outputs, written on the
   // controller's thread, may use the recovery reserve.
   std::function<void(bool on)> mark_thread;
+  // ZoneFs::SetNewDataRate: back-pressure on flushes (0: no limit).
+  std::function<void(uint64_t bytes_per_sec)> set_new_data_rate;
 };
 
 // Stops and restarts the compactions of an external compactor while a
@@ -276,6 +278,8 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   void Wake(bool writer) ZONEKV_EXCLUDES(mu_);
   void Loop() ZONEKV_EXCLUDES(mu_);
   Status Collect(rocksdb::DB* db, const SpaceGcPick& pick) ZONEKV_REQUIRES(run_mu_) ZONEKV_EXCLUDES(mu_);
+  // Back-pressure from the free space of `fs` (SpaceGcFsHooks::set_new_data_rate).
+  void PaceFlushes(const FsView& fs) ZONEKV_REQUIRES(run_mu_);
   void SetRunning(bool on) ZONEKV_EXCLUDES(mu_);  // Reclaimable().collecting
 
   const std::unique_ptr<SpaceGcPolicy> policy_;
@@ -303,6 +307,8 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   uint64_t discovered_at_flushes_ ZONEKV_GUARDED_BY(run_mu_) = UINT64_MAX;
   // The room the file system keeps for the next collection (set_target).
   uint64_t reserved_bytes_ ZONEKV_GUARDED_BY(run_mu_) = 0;
+  // The flush rate the file system was last given (set_new_data_rate).
+  uint64_t new_data_rate_ ZONEKV_GUARDED_BY(run_mu_) = 0;
   // The newest blob file of the planned (or running) collection, 0 if none.
   uint64_t planned_max_ ZONEKV_GUARDED_BY(run_mu_) = 0;
   SpaceGcStats stats_ ZONEKV_GUARDED_BY(mu_);

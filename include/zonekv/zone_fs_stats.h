@@ -46,9 +46,13 @@ struct FsSpaceStats {
   uint64_t reclaim_requests = 0;       // space requests to the upper layer's reclaimer
   uint64_t reclaim_waits = 0;          // allocations that waited for it (it had garbage or work)
   uint64_t zc_passes_blob_gc = 0;      // cleaning passes that left zones to a running targeted blob GC
+  uint64_t new_data_rate = 0;          // SetNewDataRate at the moment of the call, bytes/s (0: no limit)
+  uint64_t paced_writes = 0;           // flush writes that waited for the new-data rate
+  uint64_t pace_wait_us = 0;           // their waits in all
 
   // {reserve_zones, recovery_mode, recovery_entries, reclaim_requests,
-  // reclaim_waits, zc_passes_blob_gc}.
+  // reclaim_waits, zc_passes_blob_gc, new_data_rate, paced_writes,
+  // pace_wait_s}.
   Json ToJson() const;
 };
 

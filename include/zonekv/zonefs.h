@@ -181,6 +181,12 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // empty zones to it (the live bytes it may copy), so that it is not
   // starved by the writes it makes room for.
   void SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes);
+  // Back-pressure: the bytes per second at which flushes may write new
+  // data (0: no limit). A flush's SST and blob writes wait for their turn,
+  // without any lock, at most 100 ms per write; RocksDB then stalls its
+  // writers once its memtables are full. WALs, compactions and the blob
+  // GC's own writes are not paced.
+  void SetNewDataRate(uint64_t bytes_per_sec);
   // Makes all metadata durable.
   Status Sync();
   std::shared_ptr<ZonedDevice> device();

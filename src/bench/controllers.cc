@@ -110,7 +110,8 @@ Status Controllers::Prepare(const ControllerOptions& opts, FsHooks fs, rocksdb::
       pauser.resume = [self] { self->compactor_->Resume(); };
     }
     c->space_gc_ = std::make_shared<SpaceGcController>(std::move(policy), opts.space_gc,
-                                                       SpaceGcFsHooks{c->fs_.view, c->fs_.set_blob_gc_target, c->fs_.mark_reclaiming_thread},
+                                                       SpaceGcFsHooks{c->fs_.view, c->fs_.set_blob_gc_target, c->fs_.mark_reclaiming_thread,
+                                                                      c->fs_.set_new_data_rate},
                                                        std::move(pauser), c->zcutoff_);
     options->listeners.push_back(c->space_gc_);
   }

@@ -57,6 +57,7 @@ struct FsHooks {
   std::function<void(uint64_t max_number, uint64_t reserve_bytes)> set_blob_gc_target;  // ZoneFs::SetBlobGcTarget
   std::function<void(std::shared_ptr<SpaceReclaimer>)> set_reclaimer;  // ZoneFs::SetSpaceReclaimer
   std::function<void(bool on)> mark_reclaiming_thread;  // ZoneFs::SetThreadReclaiming
+  std::function<void(uint64_t bytes_per_sec)> set_new_data_rate;  // ZoneFs::SetNewDataRate
 };
 
 class Controllers {

@@ -104,6 +104,7 @@ class ZoneFsStorage : public BenchStorage {
     };
     h.set_reclaimer = [fs](std::shared_ptr<SpaceReclaimer> r) { fs->SetSpaceReclaimer(std::move(r)); };
     h.mark_reclaiming_thread = [](bool on) { ZoneFs::SetThreadReclaiming(on); };
+    h.set_new_data_rate = [fs](uint64_t bytes_per_sec) { fs->SetNewDataRate(bytes_per_sec); };
     return h;
   }
 

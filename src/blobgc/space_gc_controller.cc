@@ -22,6 +22,12 @@ constexpr std::chrono::milliseconds kInterval(200);
 // Plan (and keep room for) the next collection from this many points above
 // the trigger.
 constexpr double kPlanAheadPct = 10;
+// Back-pressure: below trigger + kPlanAheadPct free, flushes may write new
+// data at most at kMaxFillPerSec of the device's capacity per second, times
+// how far free space is from half the trigger (linearly, down to
+// kMinPaceFraction of it at half the trigger and below).
+constexpr double kMaxFillPerSec = 0.1;
+constexpr double kMinPaceFraction = 0.02;
 // CompactFiles refuses inputs another compaction holds; once compactions
 // are paused those end, so a collection waits this long for them at most.
 constexpr std::chrono::milliseconds kRetryEvery(50);
@@ -117,6 +123,11 @@ void SpaceGcController::Detach() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  {
+    MutexLock serial(&run_mu_);
+    if (new_data_rate_ != 0 && fs_.set_new_data_rate) fs_.set_new_data_rate(0);  // no pacing without the GC
+    new_data_rate_ = 0;
+  }
   MutexLock l(&mu_);
   db_ = nullptr;
   pending_ = false;
@@ -181,6 +192,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   // Cheap first (zones only): nothing to plan while free space is plentiful.
   SpaceGcView sv;
   sv.fs = fs_.view(ViewFiles::kNone);
+  PaceFlushes(sv.fs);
   if (!writer_waiting && 100.0 * sv.fs.free_ratio() >= opts_.space_gc_free_pct + kPlanAheadPct) {
     {
       MutexLock l(&mu_);
@@ -375,6 +387,24 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   reserved_bytes_ = pick.relocate_bytes;
   planned_max_ = 0;
   return s;
+}
+
+void SpaceGcController::PaceFlushes(const FsView& fs) {
+  if (!fs_.set_new_data_rate) return;
+  const uint64_t free = fs.free_bytes();
+  const uint64_t capacity = free + fs.used_bytes() + fs.reclaimable_bytes();
+  const double free_pct = capacity == 0 ? 100.0 : 100.0 * static_cast<double>(free) / static_cast<double>(capacity);
+  const double hi = opts_.space_gc_free_pct + kPlanAheadPct;
+  const double lo = opts_.space_gc_free_pct / 2;
+  uint64_t rate = 0;
+  if (free_pct < hi) {
+    const double fraction = std::clamp((free_pct - lo) / (hi - lo), kMinPaceFraction, 1.0);
+    rate = std::max<uint64_t>(1, static_cast<uint64_t>(fraction * kMaxFillPerSec * static_cast<double>(capacity)));
+  }
+  if (rate != new_data_rate_) {
+    new_data_rate_ = rate;
+    fs_.set_new_data_rate(rate);
+  }
 }
 
 void SpaceGcController::SetRunning(bool on) {

@@ -723,6 +723,7 @@ void ZoneFs::SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) { impl
 void ZoneFs::SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) {
   impl_->SetBlobGcTarget(max_number, reserve_bytes);
 }
+void ZoneFs::SetNewDataRate(uint64_t bytes_per_sec) { impl_->SetNewDataRate(bytes_per_sec); }
 std::shared_ptr<ZonedDevice> ZoneFs::device() { return impl_->shared_dev(); }
 const ZoneFsOptions& ZoneFs::options() const { return impl_->options(); }
 

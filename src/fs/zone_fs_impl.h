@@ -241,6 +241,10 @@ class ZoneFs::Impl {
   // ---- Space (zonefs.h: SpaceReclaimer, SetBlobGcTarget) ----
   void SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) ZONEKV_EXCLUDES(mu_);
   void SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) ZONEKV_EXCLUDES(mu_);
+  void SetNewDataRate(uint64_t bytes_per_sec) ZONEKV_EXCLUDES(mu_, pace_mu_);
+  // Waits, with no lock held, for a flush's write of `bytes` to fit the
+  // new-data rate (SetNewDataRate); at most kMaxPaceWait per call.
+  void PaceNewData(FileRecord* f, uint64_t bytes) ZONEKV_EXCLUDES(mu_, pace_mu_);
 
   // ---- Views, metrics, checks ----
   FsView View(ViewFiles files) const ZONEKV_EXCLUDES(mu_);
@@ -449,6 +453,13 @@ class ZoneFs::Impl {
   std::shared_ptr<SpaceReclaimer> reclaimer_ ZONEKV_GUARDED_BY(mu_);  // the upper layer's, or null
   uint64_t blob_gc_target_ ZONEKV_GUARDED_BY(mu_) = 0;  // blob files <= this are being collected (0: none)
   uint32_t blob_gc_reserve_zones_ ZONEKV_GUARDED_BY(mu_) = 0;  // empty zones other writers leave to that collection
+  // Back-pressure on flushes (SetNewDataRate): a token bucket of bytes.
+  std::atomic<uint64_t> new_data_rate_{0};  // bytes/s; 0 = no limit (read without a lock on every write)
+  mutable Mutex pace_mu_ ZONEKV_ACQUIRED_AFTER(mu_);
+  double pace_tokens_ ZONEKV_GUARDED_BY(pace_mu_) = 0;  // bytes that may be written now (negative: owed)
+  std::chrono::steady_clock::time_point pace_at_ ZONEKV_GUARDED_BY(pace_mu_);
+  uint64_t paced_writes_ ZONEKV_GUARDED_BY(pace_mu_) = 0;
+  uint64_t pace_wait_us_ ZONEKV_GUARDED_BY(pace_mu_) = 0;
 
   // Started by Mount before the file system is shared, joined by Shutdown:
   // only those two use it.

@@ -415,6 +415,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
   if (total % bs_ != 0) return Status::InvalidArgument("unaligned unpadded write of " + std::to_string(n) + " bytes");
   std::string tail;  // the padded last block, when data does not fill it
   uint64_t done = 0;
+  if (new_data_rate_.load(std::memory_order_relaxed) != 0) PaceNewData(f, total);
   MutexLock l(&mu_);
   while (done < total) {
     if (f->zone < 0 || zones_[f->zone].wp_bytes >= zones_[f->zone].capacity_bytes) {

@@ -129,6 +129,12 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.space.reclaim_requests = c.reclaim_requests;
   st.space.reclaim_waits = c.reclaim_waits;
   st.space.zc_passes_blob_gc = c.zc_passes_blob_gc;
+  st.space.new_data_rate = new_data_rate_.load();
+  {
+    MutexLock l(&pace_mu_);
+    st.space.paced_writes = paced_writes_;
+    st.space.pace_wait_us = pace_wait_us_;
+  }
   return st;
 }
 

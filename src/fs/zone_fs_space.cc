@@ -1,6 +1,8 @@
 // ZoneFs under space pressure: the recovery reserve, recovery mode, the
 // upper layer's reclaimer and the NoSpace error (docs/space.md).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "zone_fs_impl.h"
 
@@ -9,6 +11,10 @@ namespace zonekv {
 namespace {
 
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// The longest one write of a flush waits for the new-data rate: a bound,
+// so that a rate set too low slows RocksDB without hanging it.
+constexpr std::chrono::microseconds kMaxPaceWait(100000);
 
 }  // namespace
 
@@ -82,6 +88,43 @@ Status ZoneFs::Impl::NoSpaceLocked(const FileRecord& f, const std::string& why, 
 void ZoneFs::Impl::SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) {
   MutexLock l(&mu_);
   reclaimer_ = std::move(reclaimer);
+}
+
+void ZoneFs::Impl::SetNewDataRate(uint64_t bytes_per_sec) {
+  MutexLock l(&pace_mu_);
+  if (bytes_per_sec != 0 && new_data_rate_.load() == 0) {
+    pace_tokens_ = 0;
+    pace_at_ = std::chrono::steady_clock::now();
+  }
+  new_data_rate_ = bytes_per_sec;
+}
+
+void ZoneFs::Impl::PaceNewData(FileRecord* f, uint64_t bytes) {
+  if (ThreadReclaiming()) return;
+  {
+    MutexLock l(&mu_);
+    const FileKind kind = f->meta.hints.kind;
+    if (!((kind == FileKind::kSst || kind == FileKind::kBlob) && f->meta.hints.level == 0)) return;
+  }
+  std::chrono::microseconds wait(0);
+  {
+    MutexLock l(&pace_mu_);
+    const uint64_t rate = new_data_rate_.load();
+    if (rate == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed_s = std::chrono::duration<double>(now - pace_at_).count();
+    pace_at_ = now;
+    // At most a tenth of a second of credit: an idle spell does not let a
+    // burst through.
+    pace_tokens_ = std::min(pace_tokens_ + elapsed_s * static_cast<double>(rate), 0.1 * static_cast<double>(rate));
+    pace_tokens_ -= static_cast<double>(bytes);
+    if (pace_tokens_ < 0) {
+      wait = std::min(kMaxPaceWait, std::chrono::microseconds(static_cast<int64_t>(-pace_tokens_ / rate * 1e6)));
+      paced_writes_++;
+      pace_wait_us_ += static_cast<uint64_t>(wait.count());
+    }
+  }
+  if (wait.count() > 0) std::this_thread::sleep_for(wait);
 }
 
 void ZoneFs::Impl::SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) {

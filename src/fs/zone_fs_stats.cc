@@ -106,7 +106,10 @@ Json FsSpaceStats::ToJson() const {
       .Set("recovery_entries", recovery_entries)
       .Set("reclaim_requests", reclaim_requests)
       .Set("reclaim_waits", reclaim_waits)
-      .Set("zc_passes_blob_gc", zc_passes_blob_gc);
+      .Set("zc_passes_blob_gc", zc_passes_blob_gc)
+      .Set("new_data_rate", new_data_rate)
+      .Set("paced_writes", paced_writes)
+      .Set("pace_wait_s", static_cast<double>(pace_wait_us) / 1e6);
   return j;
 }
 

@@ -83,6 +83,12 @@ void ExpectJsonMatchesFields(const ZoneFsStats& st) {
   EXPECT_EQ(Num(journal, "syncs_per_flush"), st.journal.syncs_per_flush());
   EXPECT_EQ(Num(journal, "writes"), d(st.journal.writes));
   EXPECT_EQ(Num(journal, "records_per_write"), st.journal.records_per_write());
+  const Json& space = *j.Find("space");
+  EXPECT_EQ(Num(space, "reserve_zones"), d(st.space.reserve_zones));
+  EXPECT_EQ(Num(space, "recovery_entries"), d(st.space.recovery_entries));
+  EXPECT_EQ(Num(space, "new_data_rate"), d(st.space.new_data_rate));
+  EXPECT_EQ(Num(space, "paced_writes"), d(st.space.paced_writes));
+  EXPECT_EQ(Num(space, "pace_wait_s"), static_cast<double>(st.space.pace_wait_us) / 1e6);
 }
 
 TEST(ZoneFsStatsTest, JsonHasTheKeysOfDocsMetricsInOrder) {
@@ -159,6 +165,39 @@ TEST(ZoneFsStatsTest, WritesSetTheFieldsAndTheJsonCarriesThem) {
   EXPECT_GT(st.r_wp(), 0.0);
   EXPECT_LE(st.r_wp(), 1.0);
   ExpectJsonMatchesFields(st);
+}
+
+// Back-pressure (SetNewDataRate): a flush's SST waits for the rate, a WAL
+// and a compaction's SST do not, and a rate of 0 lifts it.
+TEST(ZoneFsStatsTest, NewDataRatePacesFlushesOnly) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=6,max_active=6");
+  ZoneFsOptions opts;
+  opts.policy.zc = "off";
+  auto fs = FormatAndMount(dev, opts);
+  auto rfs = fs->file_system();
+  fs->SetNewDataRate(1 << 20);  // 1 MiB/s; the bucket holds a tenth of a second
+  EXPECT_EQ(fs->Stats().space.new_data_rate, 1u << 20);
+  auto write_as = [&](int level, const char* name) {
+    FileHints h;
+    h.kind = FileKind::kSst;
+    h.level = level;
+    ZoneFs::SetThreadJobHint(h);
+    rocksdb::IOStatus s = WriteFile(rfs.get(), name, Pattern(1, 256 << 10));
+    ZoneFs::ClearThreadJobHint();
+    return s;
+  };
+  ASSERT_TRUE(WriteFile(rfs.get(), "/000001.log", Pattern(2, 512 << 10)).ok());
+  ASSERT_TRUE(write_as(2, "/000002.sst").ok());  // a compaction's output
+  EXPECT_EQ(fs->Stats().space.paced_writes, 0u);
+  ASSERT_TRUE(write_as(0, "/000003.sst").ok());  // a flush: 256 KiB > the bucket
+  ZoneFsStats st = fs->Stats();
+  EXPECT_GE(st.space.paced_writes, 1u);
+  EXPECT_GT(st.space.pace_wait_us, 0u);
+  ExpectJsonMatchesFields(st);
+  fs->SetNewDataRate(0);
+  ASSERT_TRUE(write_as(0, "/000004.sst").ok());
+  EXPECT_EQ(fs->Stats().space.paced_writes, st.space.paced_writes);
+  EXPECT_EQ(fs->Stats().space.new_data_rate, 0u);
 }
 
 // What the bench's sampler and report read: ZC copy bytes, resets and the
