@@ -141,6 +141,12 @@ int main(int argc, char** argv) {
   Write("image_header", "image", img);
   img.resize(image::kHeaderBytes);
   Write("image_header", "header-only", img);
+  // Regression: zones x zone_size beyond 2^64 (tests/device/image_test.cc).
+  g.nr_zones = UINT32_MAX;
+  g.zone_size_bytes = g.zone_capacity_bytes = uint64_t{1} << 62;
+  g.max_open_zones = g.max_active_zones = 0;
+  image::EncodeHeader(g, img.data());
+  Write("image_header", "regression-wrapped-geometry", img);
 
   Write("device_spec", "geometry", std::string(1, '\0') + "zones=8,zone_size=1M");
   Write("device_spec", "limits", std::string(1, '\0') + "zones=16,zone_size=64M,zone_cap=48M,max_open=4,max_active=6,block_size=4K,auto_close=1,finish=pad");
