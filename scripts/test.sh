@@ -51,3 +51,14 @@ if [ "${ZONEKV_CLANG_TSA:-0}" = "1" ]; then
   cmake --build "$root/build-tsa" -j "$jobs" --target "${src_targets[@]}"
   echo "== clang thread-safety analysis: src/ builds clean"
 fi
+
+if [ "${ZONEKV_FUZZ:-0}" = "1" ]; then
+  # The decoders' libFuzzer targets (fuzz/), built with clang, ASan and UBSan;
+  # each runs 30 s from its seed corpus (fuzz/corpus/<target>/), $jobs at a
+  # time. A crash, leak, sanitizer report or hang fails the run
+  # (scripts/fuzz_run.sh saves the input and prints the report).
+  "$root/scripts/setup.sh" clang-14 libclang-rt-14-dev
+  cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DZONEKV_FUZZ=ON >/dev/null
+  cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_targets
+  ls "$root/fuzz/corpus" | xargs -P "$jobs" -I{} "$root/scripts/fuzz_run.sh" {} 30
+fi

@@ -90,6 +90,7 @@ struct TimingOptions {
   double read_mb_s = 0;     // sustained read bandwidth of the device, MB/s (0 = unlimited)
 
   // Flash organisation and latencies.
+  static constexpr uint64_t kMaxDies = 1 << 16;  // channels x dies, at most (Validate)
   uint32_t channels = 8;
   uint32_t dies = 2;                 // dies (LUNs, ways) per channel
   uint32_t zone_channels = 8;        // channels a zone is striped over; divides `channels`

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -171,6 +172,11 @@ struct TraceRecord {
 // "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime".
 // InvalidArgument saying which field is wrong (the caller adds the line).
 Status ParseMsrLine(const std::string& line, TraceRecord* record);
+// Calls fn(line number, record) for every non-blank line of a trace read
+// from `in` (a trailing CR is dropped); stops at fn's first error. A
+// malformed line fails with InvalidArgument "<name>:<line>: ...".
+using MsrRecordFn = std::function<Status(uint64_t line, const TraceRecord& record)>;
+Status ForEachMsrRecord(std::istream& in, const std::string& name, const MsrRecordFn& fn);
 // Formats a record as an MSR line (hostname "zonekv", disk 0).
 std::string FormatMsrLine(const TraceRecord& record);
 

@@ -30,9 +30,17 @@
 // Crash consistency: a write stores the payload, then rewrites the zone's
 // 32-byte entry (one pwrite within one page). An entry therefore never
 // points past data that was not written.
+//
+// The encoders and decoders below touch memory only (no file I/O), so that
+// tests and fuzz targets can call them directly.
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "backing.h"
+#include "zonekv/status.h"
+#include "zonekv/zoned_device.h"
 
 namespace zonekv {
 namespace image {
@@ -44,6 +52,26 @@ constexpr uint64_t kHeaderChecksummedBytes = 64;
 constexpr uint64_t kEntryBytes = 32;
 constexpr uint64_t kEntryChecksummedBytes = 24;
 constexpr uint64_t kDataAlignment = 1 << 20;
+
+// Byte offset of the zone payload for `nr_zones` zones (the end of the zone
+// table rounded up to kDataAlignment).
+uint64_t DataOffset(uint32_t nr_zones);
+// Size in bytes of an image of geometry `g`. REQUIRES: g validated.
+uint64_t ImageBytes(const DeviceGeometry& g);
+
+// Writes the header of an image of geometry `g` to out[0, kHeaderBytes).
+void EncodeHeader(const DeviceGeometry& g, char* out);
+// Decodes the header at h[0, kHeaderBytes) into *g. Corruption naming `path`
+// and what is wrong: bad magic, version, checksum, geometry or offsets.
+Status DecodeHeader(const char* h, const std::string& path, DeviceGeometry* g);
+
+// Writes zone `zone`'s table entry to out[0, kEntryBytes).
+void EncodeEntry(uint32_t zone, const PersistedZone& e, char* out);
+// Decodes zone `zone`'s table entry at e[0, kEntryBytes). Corruption naming
+// `path`, the zone and what is wrong (checksum, zone number, write pointer
+// outside the capacity or unaligned, state inconsistent with it).
+Status DecodeEntry(const char* e, uint32_t zone, const DeviceGeometry& g, const std::string& path,
+                   PersistedZone* out);
 
 }  // namespace image
 }  // namespace zonekv

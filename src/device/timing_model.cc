@@ -17,6 +17,12 @@ Status TimingOptions::Validate(const DeviceGeometry& g) const {
   if (!enabled) return Status::OK();
   if (channels == 0) return bad("channels must be > 0");
   if (dies == 0) return bad("dies must be > 0");
+  // The model keeps a busy calendar per die: a spec's channels=4222222224
+  // must be an error, not a 100 GB allocation.
+  if (uint64_t{channels} * dies > kMaxDies) {
+    return bad("channels x dies = " + std::to_string(uint64_t{channels} * dies) + " exceeds " +
+               std::to_string(kMaxDies) + " dies");
+  }
   if (zone_channels == 0 || zone_channels > channels || channels % zone_channels != 0) {
     return bad("zone_channels " + std::to_string(zone_channels) + " must divide channels " +
                std::to_string(channels));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "zonekv/status.h"
@@ -28,6 +29,19 @@ struct ZbdQueueInfo {
 //   NotSupported     zoned is "host-aware", or the selected scheduler is not
 //                    mq-deadline (the message says how to select it)
 Status ReadZbdQueueInfo(const std::string& queue_dir, const std::string& dev, ZbdQueueInfo* info);
+
+// Reads attribute file `name` of a queue directory into *text (its whole
+// text); IOError if it cannot be read.
+using ZbdAttributeReader = std::function<Status(const char* name, std::string* text)>;
+
+// ReadZbdQueueInfo without file I/O: the attributes come from `read`;
+// `queue_dir` names the directory in messages. Same checks and errors.
+Status ParseZbdQueueInfo(const ZbdAttributeReader& read, const std::string& queue_dir, const std::string& dev,
+                         ZbdQueueInfo* info);
+
+// An attribute's value: the first line of its file's text without
+// surrounding whitespace.
+std::string SysfsAttributeValue(const std::string& file_text);
 
 // The selected entry of a queue/scheduler file ("[mq-deadline] none" ->
 // "mq-deadline"; "none" -> "none"); empty if the text has no entry.

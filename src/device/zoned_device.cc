@@ -35,6 +35,12 @@ Status DeviceGeometry::Validate() const {
     return bad("zone_cap " + std::to_string(zone_capacity_bytes) + " exceeds zone_size " +
                std::to_string(zone_size_bytes));
   }
+  // Byte addresses (zone * zone_size) and sizes are 64-bit: an image header
+  // or spec claiming more would wrap around and pass the size checks.
+  if (zone_size_bytes > (UINT64_MAX - (uint64_t{1} << 40)) / nr_zones) {
+    return bad(std::to_string(nr_zones) + " zones of " + std::to_string(zone_size_bytes) +
+               " bytes exceed the 64-bit byte address space");
+  }
   if (max_active_zones != 0 && max_open_zones > max_active_zones) {
     return bad("max_open " + std::to_string(max_open_zones) + " exceeds max_active " +
                std::to_string(max_active_zones));

@@ -52,6 +52,62 @@ Status DecodeRecord(const std::string& zone_data, uint64_t pos, uint32_t zone, u
   return Status::OK();
 }
 
+Status ReplayMetaZone(std::string data, uint32_t zone, uint32_t block_size, bool full, Superblock* sb,
+                      MetaState* state, bool* complete, bool* torn_tail) {
+  const uint32_t bs = block_size;
+  *complete = false;
+  *torn_tail = false;
+  if (full) {
+    // Unwritten blocks a FINISH left behind are not part of the log.
+    size_t end = data.size();
+    while (end >= bs && data.find_first_not_of('\0', end - bs) >= end) end -= bs;
+    data.resize(end);
+  }
+  uint64_t pos = 0, next = 0;
+  RecordType type;
+  std::string payload;
+  bool torn = false;
+  ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, zone, bs, &type, &payload, &next, &torn));
+  Superblock s;
+  ZONEKV_RETURN_IF_ERROR(Superblock::Decode(payload, &s));
+  pos = next;
+  ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, zone, bs, &type, &payload, &next, &torn));
+  if (torn) return Status::OK();  // the snapshot is incomplete
+  if (type != RecordType::kSnapshot) {
+    return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(pos) +
+                              ": expected a snapshot record after the superblock");
+  }
+  MetaState st;
+  Status ds = st.DecodeSnapshot(payload);
+  if (!ds.ok()) {
+    return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(pos) + ": " +
+                              ds.message());
+  }
+  pos = next;
+  while (pos < data.size()) {
+    ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, zone, bs, &type, &payload, &next, &torn));
+    if (torn) {
+      *torn_tail = true;
+      break;
+    }
+    if (type == RecordType::kEnd) break;
+    if (type != RecordType::kEdits) {
+      return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(pos) +
+                                ": unexpected record type " + std::to_string(static_cast<int>(type)));
+    }
+    Status as = st.ApplyEdits(payload);
+    if (!as.ok()) {
+      return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(pos) + ": " +
+                                as.message());
+    }
+    pos = next;
+  }
+  *sb = s;
+  *state = std::move(st);
+  *complete = true;
+  return Status::OK();
+}
+
 Status Journal::WriteRecord(RecordType type, const std::string& payload) {
   const DeviceGeometry& g = dev_->geometry();
   std::string rec = EncodeRecord(type, payload, g.block_size);
@@ -119,52 +175,11 @@ Status Journal::Recover(Superblock* sb, MetaState* state) {
   for (const auto& c : cands) {
     std::string data;
     ZONEKV_RETURN_IF_ERROR(ReadZone(c.zone, c.wp, &data));
-    if (c.full) {
-      // Unwritten blocks a FINISH left behind are not part of the log.
-      size_t end = data.size();
-      while (end >= bs && data.find_first_not_of('\0', end - bs) >= end) end -= bs;
-      data.resize(end);
-    }
-    uint64_t pos = 0, next = 0;
-    RecordType type;
-    std::string payload;
-    bool torn = false;
-    ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, c.zone, bs, &type, &payload, &next, &torn));
     Superblock s;
-    ZONEKV_RETURN_IF_ERROR(Superblock::Decode(payload, &s));
-    pos = next;
-    ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, c.zone, bs, &type, &payload, &next, &torn));
-    if (torn) continue;  // crashed while writing the snapshot: fall back to the previous zone
-    if (type != RecordType::kSnapshot) {
-      return Status::Corruption("meta zone " + std::to_string(c.zone) + " offset " + std::to_string(pos) +
-                                ": expected a snapshot record after the superblock");
-    }
     MetaState st;
-    Status ds = st.DecodeSnapshot(payload);
-    if (!ds.ok()) {
-      return Status::Corruption("meta zone " + std::to_string(c.zone) + " offset " + std::to_string(pos) + ": " +
-                                ds.message());
-    }
-    pos = next;
-    bool torn_tail = false;
-    while (pos < data.size()) {
-      ZONEKV_RETURN_IF_ERROR(DecodeRecord(data, pos, c.zone, bs, &type, &payload, &next, &torn));
-      if (torn) {
-        torn_tail = true;
-        break;
-      }
-      if (type == RecordType::kEnd) break;
-      if (type != RecordType::kEdits) {
-        return Status::Corruption("meta zone " + std::to_string(c.zone) + " offset " + std::to_string(pos) +
-                                  ": unexpected record type " + std::to_string(static_cast<int>(type)));
-      }
-      Status as = st.ApplyEdits(payload);
-      if (!as.ok()) {
-        return Status::Corruption("meta zone " + std::to_string(c.zone) + " offset " + std::to_string(pos) + ": " +
-                                  as.message());
-      }
-      pos = next;
-    }
+    bool complete = false, torn_tail = false;
+    ZONEKV_RETURN_IF_ERROR(ReplayMetaZone(std::move(data), c.zone, bs, c.full, &s, &st, &complete, &torn_tail));
+    if (!complete) continue;  // crashed while writing the snapshot: fall back to the previous zone
     sb_ = s;
     zone_ = c.zone;
     wp_ = c.wp;

@@ -47,6 +47,16 @@ std::string EncodeRecord(RecordType type, const std::string& payload, uint32_t b
 Status DecodeRecord(const std::string& zone_data, uint64_t pos, uint32_t zone, uint32_t block_size,
                     RecordType* type, std::string* payload, uint64_t* next_pos, bool* torn);
 
+// Replays one metadata zone: `data` is the zone's bytes up to its write
+// pointer, `full` whether the zone is full (its trailing all-zero blocks are
+// then dropped first). Sets *complete and fills *sb and *state if the zone
+// holds a superblock and a complete snapshot; *complete stays false if the
+// snapshot is torn (the caller falls back to an older zone). *torn_tail if
+// the log ends in a torn edits record. Corruption naming the zone and offset
+// on a damaged or unexpected record. No device I/O.
+Status ReplayMetaZone(std::string data, uint32_t zone, uint32_t block_size, bool full, Superblock* sb,
+                      MetaState* state, bool* complete, bool* torn_tail);
+
 class Journal {
  public:
   Journal(ZonedDevice* dev, uint32_t meta_zones) : dev_(dev), meta_zones_(meta_zones) {}

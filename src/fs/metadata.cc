@@ -241,6 +241,10 @@ Status MetaState::ApplyEdits(std::string_view in) {
       case kCreateFile: {
         FileMeta nf;
         if (!DecodeFileMeta(&d, &nf)) return bad("truncated file entry");
+        if (ExtentBytes(nf.extents) != nf.size_bytes) {
+          return bad("created file " + nf.name + " has size " + std::to_string(nf.size_bytes) +
+                     " but its extents hold " + std::to_string(ExtentBytes(nf.extents)) + " bytes");
+        }
         if (files.count(nf.id)) return bad("file id " + std::to_string(nf.id) + " created twice");
         if (nf.id >= next_file_id) next_file_id = nf.id + 1;
         files[nf.id] = std::move(nf);

@@ -26,11 +26,16 @@ Status ParseUintField(const char* field, const std::string& value, uint64_t* out
   return Status::OK();
 }
 
-// Calls fn(line_number, record) for every non-blank line of the trace.
-template <typename Fn>
-Status ForEachRecord(const std::string& path, Fn fn) {
+// Calls fn(line_number, record) for every non-blank line of the trace file.
+Status ForEachRecord(const std::string& path, const MsrRecordFn& fn) {
   std::ifstream in(path);
   if (!in) return Status::NotFound("cannot open trace '" + path + "'");
+  return ForEachMsrRecord(in, path, fn);
+}
+
+}  // namespace
+
+Status ForEachMsrRecord(std::istream& in, const std::string& name, const MsrRecordFn& fn) {
   std::string line;
   uint64_t number = 0;
   while (std::getline(in, line)) {
@@ -40,15 +45,13 @@ Status ForEachRecord(const std::string& path, Fn fn) {
     TraceRecord r;
     Status s = ParseMsrLine(line, &r);
     if (!s.ok()) {
-      return Status::InvalidArgument(path + ":" + std::to_string(number) + ": " + s.message());
+      return Status::InvalidArgument(name + ":" + std::to_string(number) + ": " + s.message());
     }
     ZONEKV_RETURN_IF_ERROR(fn(number, r));
   }
-  if (in.bad()) return Status::IOError("reading trace '" + path + "' failed");
+  if (in.bad()) return Status::IOError("reading trace '" + name + "' failed");
   return Status::OK();
 }
-
-}  // namespace
 
 Status ParseMsrLine(const std::string& line, TraceRecord* r) {
   std::vector<std::string> f;

@@ -8,7 +8,9 @@
 namespace zonekv {
 
 Status ParseUint(const std::string& text, uint64_t* value) {
-  if (text.empty() || text[0] == '-' || text[0] == '+') {
+  // strtoull alone would skip leading white space and accept a sign ("-5"
+  // wraps around): the text must start with a digit.
+  if (text.empty() || text[0] < '0' || text[0] > '9') {
     return Status::InvalidArgument("'" + text + "' is not a non-negative integer");
   }
   errno = 0;

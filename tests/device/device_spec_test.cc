@@ -110,5 +110,15 @@ TEST(DeviceSpec, BadSpecsNameTheProblem) {
   ExpectSpecError("zbd:/dev/null", C::kInvalidArgument, "not a zoned block device");
 }
 
+// Found by fuzz/device_spec_fuzz: a timing profile with channels=4222222224
+// made OpenDevice allocate a busy calendar per die (about 100 GB) and abort.
+TEST(DeviceSpec, FuzzHugeDieCountIsAnError) {
+  ExpectSpecError("meta:zones=4,zone_size=1M,timing=confzns,erase_us=100,partial_reset=1,channels=4222222224,"
+                  "time_scale=5.5",
+                  Status::Code::kInvalidArgument, "exceeds 65536 dies");
+  ExpectSpecError("ram:zones=4,zone_size=1M,timing=zn540,dies=70000,channels=1,zone_channels=1",
+                  Status::Code::kInvalidArgument, "exceeds 65536 dies");
+}
+
 }  // namespace
 }  // namespace zonekv

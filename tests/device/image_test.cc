@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "image_format.h"
 #include "zonekv/crc32c.h"
 #include "test_util.h"
 
@@ -238,6 +239,34 @@ TEST_F(ImageTest, ImpossibleZoneTableEntries) {
 TEST_F(ImageTest, MissingImage) {
   std::remove(path_.c_str());
   ExpectOpenFails(C::kNotFound, "does not exist");
+}
+
+// Found while writing fuzz/image_header_fuzz (its address-space check): a
+// header with a valid checksum whose zones * zone_size wraps past 2^64 was
+// accepted, the wrapped image size passed the truncation check, and open then
+// sized the zone table for 2^32 zones.
+TEST(ImageHeaderTest, GeometryBeyondTheAddressSpaceIsCorruption) {
+  DeviceGeometry g;
+  g.block_size = 4096;
+  g.nr_zones = UINT32_MAX;
+  g.zone_size_bytes = uint64_t{1} << 62;
+  g.zone_capacity_bytes = uint64_t{1} << 62;
+  char h[image::kHeaderBytes];
+  image::EncodeHeader(g, h);
+  DeviceGeometry out;
+  Status s = image::DecodeHeader(h, "big.img", &out);
+  EXPECT_TRUE(s.Is(C::kCorruption)) << s.ToString();
+  EXPECT_NE(s.message().find("exceed the 64-bit byte address space"), std::string::npos) << s.ToString();
+
+  const std::string path = test::TempPath("GeometryBeyondTheAddressSpace");
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(h, sizeof(h));
+  }
+  std::unique_ptr<EmulatedDevice> dev;
+  s = EmulatedDevice::OpenImage(path, EmulatedDeviceOptions(), &dev);
+  EXPECT_TRUE(s.Is(C::kCorruption)) << s.ToString();
+  std::remove(path.c_str());
 }
 
 }  // namespace

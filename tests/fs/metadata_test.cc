@@ -292,5 +292,18 @@ TEST(PathTest, Normalize) {
   EXPECT_EQ(NormalizePath(""), "/");
 }
 
+// Found by fuzz/meta_edits_fuzz: a create-file edit whose size disagrees
+// with its extents was accepted, leaving a file table that the next journal
+// roll writes as a snapshot that recovery then rejects.
+TEST(MetaStateTest, FuzzCreateFileSizeMustMatchExtents) {
+  // tag kCreateFile, id 0, name "", size 1, mtime 0, hints (all 0), 0 extents.
+  const std::string edit("\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 13);
+  MetaState st;
+  Status s = st.ApplyEdits(edit);
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption)) << s.ToString();
+  EXPECT_NE(s.message().find("has size 1 but its extents hold 0 bytes"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(st.files.empty());
+}
+
 }  // namespace
 }  // namespace zonekv

@@ -65,4 +65,17 @@ TEST(FlagsTest, BadValueIsNamed) {
   EXPECT_NE(s.message().find("--num"), std::string::npos);
 }
 
+// Found by fuzz/flags_fuzz: strtoull skips leading white space and takes a
+// sign, so " 0" parsed and " -5" wrapped around to 2^64 - 5.
+TEST(FlagsTest, FuzzParseUintRejectsLeadingSpaceAndSign) {
+  uint64_t v = 7;
+  for (const char* text : {" 0", " -5", "\t3", "\n-1", "+4"}) {
+    Status s = ParseUint(text, &v);
+    EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << "'" << text << "': " << s.ToString();
+  }
+  EXPECT_EQ(v, 7u);
+  ASSERT_TRUE(ParseUint("0042", &v).ok());
+  EXPECT_EQ(v, 42u);
+}
+
 }  // namespace zonekv
