@@ -54,7 +54,7 @@ def main():
             opts = ["--num=%d" % num, "--value_size=%d" % value, "--key_size=16", "--seed=%d" % (r + 1),
                     "--compression_type=none", "--threads=1", "--histogram=false",
                     "--benchmarks=" + ",".join(BENCHES)]
-            config["db_bench_options_%d" % value] = opts
+            config.setdefault("db_bench_options_%d" % value, []).append(opts)  # one list per run
             for t in targets:
                 if t == "tmpfs":
                     shutil.rmtree(ref, ignore_errors=True)
@@ -80,7 +80,7 @@ def main():
     with open(a.out, "w") as f:
         json.dump({"config": config, "ops_per_sec": results}, f, indent=2)
     print("| value | benchmark | " + " | ".join("%s ops/s (min-max)" % t for t in targets) +
-          " | " + " | ".join("%s / tmpfs" % t for t in targets[1:]) + " |")
+          " | " + " | ".join("%s / tmpfs (per-run min-max)" % t for t in targets[1:]) + " |")
     print("|---" * (2 + 2 * len(targets) - 1) + "|")
     for value in (1024, 16384):
         for b in BENCHES:
@@ -89,7 +89,17 @@ def main():
                 v = results.get("%d|%s|%s" % (value, t, b), [])
                 med[t] = statistics.median(v) if v else 0
                 cells.append("%.0f (%d-%d)" % (med[t], min(v), max(v)) if v else "-")
-            ratios = ["%.2f" % (med[t] / med["tmpfs"]) if med["tmpfs"] else "-" for t in targets[1:]]
+            # The ratio of medians, and the range of the per-run ratios
+            # (run i on a target against run i on tmpfs: they ran side by side).
+            ratios = []
+            ref_runs = results.get("%d|tmpfs|%s" % (value, b), [])
+            for t in targets[1:]:
+                runs = results.get("%d|%s|%s" % (value, t, b), [])
+                per_run = [x / y for x, y in zip(runs, ref_runs) if y]
+                if not med["tmpfs"] or not per_run:
+                    ratios.append("-")
+                else:
+                    ratios.append("%.2f (%.2f-%.2f)" % (med[t] / med["tmpfs"], min(per_run), max(per_run)))
             print("| %d KiB | %s | %s | %s |" % (value // 1024, b, " | ".join(cells), " | ".join(ratios)))
 
 
