@@ -47,6 +47,14 @@ struct ZCutoff {
   double option_value() const;
 };
 
+// The blob_garbage_collection_age_cutoff under which RocksDB relocates the
+// blobs of exactly the oldest `files` of its `live_files` blob files (its
+// floor(cutoff * N)); 0 with no live file. Z_Cutoff and the space-pressure
+// blob GC set it.
+double CutoffCovering(size_t files, size_t live_files);
+// A cutoff as SetOptions takes it, with every digit kept.
+std::string CutoffOptionText(double cutoff);
+
 // REQUIRES: live_blob_numbers are RocksDB's live blob file numbers.
 // Returns false (no opinion) when no full zone holds blob data or no blob
 // file is live.

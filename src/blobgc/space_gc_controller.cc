@@ -47,12 +47,6 @@ uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-std::string Number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
-}
-
 // RocksDB's target SST size at `level` (target_file_size_base *
 // multiplier^(level-1)).
 uint64_t TargetFileBytes(const rocksdb::Options& o, int level) {
@@ -323,18 +317,15 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   const rocksdb::Options cur = db->GetOptions();
   // (The cutoff is computed on this metadata; the inputs, below, on
   // metadata read after compactions were paused.)
-  // RocksDB relocates, in a compaction, the blobs of the oldest
-  // floor(cutoff * N) of its N blob files: cover exactly the picked ones
-  // (the half file keeps floating-point error from dropping the last).
+  // A cutoff that covers exactly the picked files.
   size_t picked = 0;
   for (const auto& b : meta.blob_files) picked += b.blob_file_number <= pick.max_number ? 1 : 0;
-  const double cutoff =
-      meta.blob_files.empty() ? 0.0 : std::min(1.0, (static_cast<double>(picked) + 0.5) / meta.blob_files.size());
+  const double cutoff = CutoffCovering(picked, meta.blob_files.size());
   std::unordered_map<std::string, std::string> set = {
-      {"enable_blob_garbage_collection", "true"}, {"blob_garbage_collection_age_cutoff", Number(cutoff)}};
+      {"enable_blob_garbage_collection", "true"}, {"blob_garbage_collection_age_cutoff", CutoffOptionText(cutoff)}};
   std::unordered_map<std::string, std::string> restore = {
       {"enable_blob_garbage_collection", cur.enable_blob_garbage_collection ? "true" : "false"},
-      {"blob_garbage_collection_age_cutoff", Number(cur.blob_garbage_collection_age_cutoff)}};
+      {"blob_garbage_collection_age_cutoff", CutoffOptionText(cur.blob_garbage_collection_age_cutoff)}};
   if (native) {
     // No new compaction of RocksDB's own takes the inputs meanwhile.
     set["disable_auto_compactions"] = "true";

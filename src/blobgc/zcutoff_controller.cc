@@ -98,9 +98,7 @@ rocksdb::Status ZCutoffController::UpdateNow() {
     changed = have && selected != z.eligible_files && !held_;
   }
   if (changed) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.17g", value);
-    s = db->SetOptions({{"blob_garbage_collection_age_cutoff", buf}});
+    s = db->SetOptions({{"blob_garbage_collection_age_cutoff", CutoffOptionText(value)}});
   }
 
   uint64_t us = static_cast<uint64_t>(
