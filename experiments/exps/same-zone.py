@@ -6,7 +6,9 @@ zone cleaning; db_bench fillrandom of 72 GB and YCSB with zipfian (0.99),
 latest and uniform request distributions on a 36 GB dataset. Schemes:
 baseline (RocksDB's own leveled compaction + LIZA), s-liza (SICA + LIZA: the
 baseline on our external compactor), a-liza (ACC + LIZA), caza (SICA + CAZA),
-a-caza (ACC + CAZA); then ACC's turning point
+a-caza (ACC + CAZA); beyond the paper, n-caza (CAZA on RocksDB's native
+compaction) and h-caza (native compaction above ACC's turning point, ACC's
+picker below: docs/compaction.md); then ACC's turning point
 {0, 25, 30, 50}% with and without the level constraint, on fillrandom.
 
 Deviations: the paper does not name the YCSB operation mix; we use YCSB A
@@ -23,7 +25,8 @@ native baseline and a-liza finish.
 
 import common
 
-DESCRIPTION = "ZACA/ACC compaction and CAZA allocation: baseline, a-liza, caza, a-caza; ACC turning-point sweep"
+DESCRIPTION = ("ZACA/ACC compaction and CAZA allocation: baseline, a-liza, caza, a-caza, n-caza, h-caza; "
+               "ACC turning-point sweep")
 DEFAULT_SCALE = 1 / 128
 
 ZONES = 67
@@ -35,8 +38,14 @@ PAPER_L1 = 256 * common.MiB
 VALUE = 1024
 FILL_GB = 48  # the paper writes 72 GB; see the deviations above
 YCSB_GB = 36
-SCHEMES = ["baseline", "s-liza", "a-liza", "caza", "a-caza"]
-REFERENCES = [("baseline", "RocksDB's native compaction"), ("s-liza", "the same external compactor, sica + liza")]
+SCHEMES = ["baseline", "s-liza", "a-liza", "caza", "a-caza", "n-caza", "h-caza"]
+# (scheme, reference, what the reference is): the paper's A-CAZA against both
+# baselines, and CAZA at native speed (issue 19, docs/compaction.md) against
+# RocksDB's own compaction.
+COMPARISONS = [("a-caza", "baseline", "RocksDB's native compaction"),
+               ("a-caza", "s-liza", "the same external compactor, sica + liza"),
+               ("n-caza", "baseline", "CAZA on native compaction"),
+               ("h-caza", "baseline", "hybrid: native above ACC's turning point, acc below")]
 WORKLOADS = [("fillrandom", None), ("zipfian", "zipfian"), ("latest", "latest"), ("uniform", "uniform")]
 TURNING_POINTS = [0, 25, 30, 50]
 
@@ -119,26 +128,26 @@ def summarize(results, scale):
     for wl, _ in WORKLOADS:
         text += "### %s\n\n" % wl
         text += common.metric_table(results, METRICS, ["%s %s" % (s, wl) for s in SCHEMES]) + "\n\n"
-    for ref, what in REFERENCES:
+    for scheme, ref, what in COMPARISONS:
         rows = []
         for title, path, paper_ratio, source in PAPER:
             rs = []
             for wl, _ in WORKLOADS:
-                b, o = _mean(results, "%s %s" % (ref, wl), path), _mean(results, "a-caza " + wl, path)
+                b, o = _mean(results, "%s %s" % (ref, wl), path), _mean(results, "%s %s" % (scheme, wl), path)
                 if b == b and o == o and b:
                     rs.append(o / b)
             ratio = sum(rs) / len(rs) if rs else float("nan")
             rows.append([title, "%.2f" % paper_ratio, common.fmt(ratio), common.agreement(ratio, paper_ratio), source])
-        text += "### a-caza / %s (%s), paper vs ours (mean over workloads)\n\n" % (ref, what)
+        text += "### %s / %s (%s), paper's A-CAZA vs ours (mean over workloads)\n\n" % (scheme, ref, what)
         text += common.table(["metric", "paper", "ours", "verdict", "paper source"], rows) + "\n\n"
         ds = []
         for metric, path, paper in (("S_same", "controllers.compactor.metrics.s_same_mean", "+0.05"),
                                     ("S_inval", "controllers.compactor.metrics.s_inval_mean", "+0.10")):
-            diffs = [_mean(results, "a-caza " + wl, path) - _mean(results, "%s %s" % (ref, wl), path)
+            diffs = [_mean(results, "%s %s" % (scheme, wl), path) - _mean(results, "%s %s" % (ref, wl), path)
                      for wl, _ in WORKLOADS]
             diffs = [d for d in diffs if d == d]
             ds.append([metric, paper, common.fmt(sum(diffs) / len(diffs)) if diffs else "n/a"])
-        text += "a-caza - %s:\n\n" % ref
+        text += "%s - %s:\n\n" % (scheme, ref)
         text += common.table(["metric", "paper", "ours"], ds) + "\n\n"
     text += "### ACC turning point sweep, fillrandom (paper Fig. 13)\n\n"
     text += common.metric_table(results, METRICS,

@@ -27,6 +27,10 @@
 // no OnCompactionBegin for CompactFiles jobs, and it sets no write-lifetime
 // hint on SSTs of a non-leveled compaction style.
 //
+// Hybrid mode (CompactorOptions::native_free_ratio): the DB stays leveled,
+// RocksDB compacts while free space is plentiful and the picker takes over
+// when it is scarce (docs/compaction.md).
+//
 // Keys are user keys ordered bytewise (RocksDB's default comparator); the
 // compactor refuses any other comparator.
 #pragma once
@@ -228,6 +232,41 @@ struct CompactorOptions {
   // on_job_end. Must not block for long; must not call into the compactor.
   std::function<void(const CompactionJobHint&)> on_job_start;
   std::function<void(uint64_t job_id, const Status& result)> on_job_end;
+
+  // Hybrid mode (ACC's own suggestion, docs/compaction.md), when > 0:
+  // RocksDB compacts natively (leveled: trivial moves, subcompactions, its
+  // own scheduling) while the file system's free-space ratio (free_ratio())
+  // is at least native_free_ratio, and the picker takes over below it
+  // (RocksDB's L0 trigger and level base raised by SetOptions so that its
+  // own picker finds nothing; the L0 write stalls still apply). Switching back
+  // needs native_free_ratio + kHybridBand, so that one flush or reset does
+  // not flap the mode. Native jobs are recorded with the external ones
+  // (picked_by "native") and get the same hints, subcompactions included;
+  // the picker's jobs run without subcompactions when on_job_start is set
+  // (RocksDB would run them on threads the hint does not reach). Requires
+  // PrepareOptions with hybrid = true, and free_ratio.
+  double native_free_ratio = 0;
+  static constexpr double kHybridBand = 0.02;
+  std::function<double()> free_ratio;  // FsView::free_ratio(); cheap (zones only)
+};
+
+// What the hybrid mode did (CompactorStats::hybrid).
+struct HybridStats {
+  double native_free_ratio = 0;
+  uint64_t to_external = 0;   // switches from native compaction to the picker
+  uint64_t to_native = 0;
+  double external_s = 0;      // seconds in the picker's mode
+  double total_s = 0;         // seconds since Start
+  struct Switch {
+    double t_s = 0;           // since Start
+    bool to_external = false;
+    double free_ratio = 0;    // the ratio that made the switch
+  };
+  std::vector<Switch> switches;  // the first kMaxLogged, in order
+  static constexpr size_t kMaxLogged = 200;
+  // {native_free_pct, to_external, to_native, external_s, total_s,
+  //  switches [{t_s, to, free_pct}]}.
+  Json ToJson() const;
 };
 
 // What a compactor did (Compactor::Stats, NativeCompactionObserver::Stats).
@@ -240,9 +279,10 @@ struct CompactorStats {
     uint32_t max_subcompactions = 0;  // as given; 0 = the DB's option
   };
   std::optional<External> external;
+  std::optional<HybridStats> hybrid;  // external with native_free_ratio > 0
   CompactionStats metrics;
 
-  // {picker, [picker_options, threads, max_subcompactions,] metrics}.
+  // {picker, [picker_options, threads, max_subcompactions,] [hybrid,] metrics}.
   Json ToJson() const;
 };
 
@@ -262,11 +302,13 @@ class Compactor {
  public:
   virtual ~Compactor() = default;
 
-  // Sets compaction_style = kCompactionStyleNone and adds the listener that
-  // wakes the compactor. Returns InvalidArgument for a non-bytewise comparator.
-  // *slot receives the binding to hand to Start.
+  // Sets compaction_style = kCompactionStyleNone (hybrid: keeps
+  // kCompactionStyleLevel, which it requires; RocksDB compacts natively until
+  // the compactor says otherwise) and adds the listener that wakes the
+  // compactor. Returns InvalidArgument for a non-bytewise comparator. *slot
+  // receives the binding to hand to Start.
   class ListenerSlot;
-  static Status PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot);
+  static Status PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot, bool hybrid = false);
 
   // Starts the background threads. `db` and `cf` must outlive the compactor;
   // call Stop (or destroy the compactor) before closing the DB.
@@ -300,7 +342,14 @@ class NativeCompactionObserver {
   // `layout`: the file system's zones and files, as CompactorOptions::layout;
   // may be empty (no S_same/S_inval then). Called on RocksDB's compaction
   // threads.
-  explicit NativeCompactionObserver(std::function<Status(FsView* out)> layout);
+  // `on_job_start`/`on_job_end` (may be empty): the zone allocator's hint for
+  // each compaction, as CompactorOptions gives it for external jobs, called on
+  // the compaction's own thread; RocksDB writes a job's outputs from that
+  // thread when max_subcompactions is 1 (with more, the other subcompactions'
+  // outputs get no hint). Hint job ids start at kNativeHintJobBase.
+  explicit NativeCompactionObserver(std::function<Status(FsView* out)> layout,
+                                    std::function<void(const CompactionJobHint&)> on_job_start = {},
+                                    std::function<void(uint64_t job_id, const Status& result)> on_job_end = {});
   ~NativeCompactionObserver();
   // Add to Options::listeners before DB::Open.
   std::shared_ptr<rocksdb::EventListener> listener() const;

@@ -37,6 +37,17 @@ const KnobTable<ControllerOptions>& ControllerKnobs() {
                   std::string("compaction picking: native (RocksDB's) | ") + CompactionPickers().NameList(" | ") +
                       " (external compactor)",
                   CheckCompaction),
+       Knob<O>{"hybrid_native_free_pct",
+               "with an external picker: RocksDB compacts natively while free space % is at least this, the picker "
+               "below it (0 = the picker always; docs/compaction.md)",
+               [](O* o, const std::string& v) {
+                 ZONEKV_RETURN_IF_ERROR(ParsePercentKnob("hybrid_native_free_pct", v, &o->hybrid_native_free_pct));
+                 if (o->hybrid_native_free_pct >= 100) {
+                   return Status::InvalidArgument("hybrid_native_free_pct=" + v + " must be below 100");
+                 }
+                 return Status::OK();
+               },
+               [](const O& o) { return Json(o.hybrid_native_free_pct); }},
        ChoiceKnob("blob_gc_cutoff", &O::blob_gc_cutoff, "blob GC age cutoff: " + BlobGcCutoffs().NameList(" | "),
                   [](std::string_view key, const std::string& v) { return BlobGcCutoffs().Check(key, v); }),
        Knob<O>{"space_gc",
@@ -61,6 +72,7 @@ Status ControllerOptions::Set(const std::string& key, const std::string& value) 
 Json ControllerOptions::ToJson() const {
   Json j = Json::Object();
   j.Set("compaction", compaction)
+      .Set("hybrid_native_free_pct", hybrid_native_free_pct)
       .Set("picker_options", picker.ToJson())
       .Set("blob_gc_cutoff", blob_gc_cutoff)
       .Set("space_gc", space_gc.policy)
@@ -74,6 +86,14 @@ Status Controllers::Prepare(const ControllerOptions& opts, FsHooks fs, rocksdb::
   const PolicyEntry<BlobGcCutoffFactory>* cutoff = nullptr;
   ZONEKV_RETURN_IF_ERROR(BlobGcCutoffs().Lookup("blob_gc_cutoff", opts.blob_gc_cutoff, &cutoff));
   const bool native = opts.compaction == kNative;
+  const bool hybrid = !native && opts.hybrid_native_free_pct > 0;
+  if (native && opts.hybrid_native_free_pct > 0) {
+    return Status::InvalidArgument("hybrid_native_free_pct needs an external picker (--compaction=" +
+                                   CompactionPickers().NameList("|") + "); compaction=native is native throughout");
+  }
+  if (hybrid && !fs.view) {
+    return Status::InvalidArgument("hybrid_native_free_pct needs the free space of zones (use --fs=zonekv)");
+  }
   if (!native) {
     std::unique_ptr<CompactionPicker> picker;
     ZONEKV_RETURN_IF_ERROR(MakeCompactionPicker(opts.compaction, opts.picker, &picker));
@@ -85,10 +105,19 @@ Status Controllers::Prepare(const ControllerOptions& opts, FsHooks fs, rocksdb::
   c->opts_ = opts;
   c->fs_ = std::move(fs);
   if (!native) {
-    ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_));
+    ZONEKV_RETURN_IF_ERROR(Compactor::PrepareOptions(options, &c->slot_, hybrid));
   } else if (c->fs_.view) {
-    // Native compaction: observed, so that it reports S_same and S_inval too.
-    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->fs_.view));
+    // Native compaction: observed, so that it reports S_same and S_inval
+    // too, and so that a compaction-aware allocator (CAZA) learns what each
+    // job writes.
+    std::function<void(const CompactionJobHint&)> start;
+    std::function<void(uint64_t, const Status&)> end;
+    if (c->fs_.job_hints) {
+      auto sink = c->fs_.job_hints;
+      start = [sink](const CompactionJobHint& h) { sink(&h); };
+      end = [sink](uint64_t, const Status&) { sink(nullptr); };
+    }
+    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->fs_.view), std::move(start), std::move(end));
     options->listeners.push_back(c->native_->listener());
   }
   std::function<FsView()> zones;  // Z_Cutoff reads each full zone's youngest blob file: zones only
@@ -127,6 +156,10 @@ Status Controllers::Start(rocksdb::DB* db) {
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;
     if (fs_.view) copts.layout = SstLayout(fs_.view);
+    if (opts_.hybrid_native_free_pct > 0) {
+      copts.native_free_ratio = opts_.hybrid_native_free_pct / 100;
+      copts.free_ratio = [v = fs_.view] { return v(ViewFiles::kNone).free_ratio(); };
+    }
     if (fs_.job_hints) {
       auto sink = fs_.job_hints;
       copts.on_job_start = [sink](const CompactionJobHint& h) { sink(&h); };

@@ -27,6 +27,10 @@ namespace zonekv {
 struct ControllerOptions {
   std::string compaction = "native";    // native (RocksDB's) or a CompactionPickers() entry
   PickerOptions picker;
+  // With an external picker: RocksDB compacts natively while free space is
+  // at least this % of capacity, the picker below it (CompactorOptions::
+  // native_free_ratio); 0 = the picker always.
+  double hybrid_native_free_pct = 0;
   std::string blob_gc_cutoff = "fixed"; // a BlobGcCutoffs() entry
   SpaceGcOptions space_gc;              // space_gc (a SpaceGcPolicies() entry), space_gc_free_pct
 
@@ -35,8 +39,9 @@ struct ControllerOptions {
   Json ToJson() const;
 };
 
-// The knobs of ControllerOptions itself (compaction, blob_gc_cutoff,
-// space_gc, space_gc_free_pct); the picker's are PickerKnobs().
+// The knobs of ControllerOptions itself (compaction, hybrid_native_free_pct,
+// blob_gc_cutoff, space_gc, space_gc_free_pct); the picker's are
+// PickerKnobs().
 const KnobTable<ControllerOptions>& ControllerKnobs();
 
 // What the controllers in use did.

@@ -59,6 +59,18 @@ std::vector<Scheme> MakeSchemes() {
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
+      {"n-caza",
+       "CAZA allocation with RocksDB's native compaction: the compaction observer tells CAZA what each native job "
+       "(and subcompaction) writes",
+       {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
+      {"h-caza",
+       "A-CAZA at native speed (issue 19): CAZA allocation; RocksDB's own leveled compaction (trivial moves, "
+       "subcompactions) while free space is at least ACC's turning point, ACC's picker (zaca) below it",
+       {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "acc"}, {"hybrid_native_free_pct", "25"}, {"blob_gc_cutoff", "fixed"}}},
       {"s-liza",
        "the Same-Zone Compaction paper's baseline on zonekv's external compactor: sica (RocksDB's leveled picking), "
        "liza allocation, greedy cleaning, eager reset; like for like with caza and a-caza (same compactor)",

@@ -109,8 +109,23 @@ Json CompactorStats::ToJson() const {
         .Set("threads", external->threads)
         .Set("max_subcompactions", external->max_subcompactions);
   }
+  if (hybrid) out.Set("hybrid", hybrid->ToJson());
   out.Set("metrics", metrics.ToJson());
   return out;
+}
+
+Json HybridStats::ToJson() const {
+  Json log = Json::Array();
+  for (const Switch& s : switches) {
+    log.Push(Json::Object().Set("t_s", s.t_s).Set("to", s.to_external ? "picker" : "native").Set("free_pct", 100 * s.free_ratio));
+  }
+  return Json::Object()
+      .Set("native_free_pct", 100 * native_free_ratio)
+      .Set("to_external", to_external)
+      .Set("to_native", to_native)
+      .Set("external_s", external_s)
+      .Set("total_s", total_s)
+      .Set("switches", std::move(log));
 }
 
 }  // namespace zonekv

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 #include <time.h>
+#include <unordered_map>
 
 #include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
@@ -14,6 +15,7 @@
 #include "compaction_metrics.h"
 #include "compactor_listener.h"
 #include "inval_scorer.h"
+#include "native_jobs.h"
 #include "zonekv/compactor.h"
 #include "zonekv/mutex.h"
 
@@ -22,6 +24,10 @@ namespace zonekv {
 namespace {
 
 constexpr int kMaxThreads = 64;
+
+// Hybrid mode, picker in charge: RocksDB's level base, set so that no level
+// scores 1 by size (the picker reads the DB's options as of Start).
+constexpr uint64_t kOffLevelBaseBytes = 1ull << 56;
 
 uint64_t NowNs() {
   return static_cast<uint64_t>(
@@ -68,7 +74,10 @@ class CompactorImpl : public Compactor, public CompactorEvents {
                 rocksdb::Options db_options, std::unique_ptr<CompactionPicker> picker,
                 std::shared_ptr<ListenerSlot> slot)
       : db_(db), cf_(cf), opts_(opts), db_options_(std::move(db_options)), picker_(std::move(picker)),
-        slot_(std::move(slot)) {}
+        slot_(std::move(slot)) {
+    MutexLock l(&mode_mu_);
+    hybrid_.native_free_ratio = opts_.native_free_ratio;
+  }
 
   ~CompactorImpl() override { Stop(); }
 
@@ -83,8 +92,14 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     cv_.notify_all();
   }
 
-  void CountSubcompaction() override { metrics_.AddSubcompaction(); }
+  void SubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) override {
+    metrics_.AddSubcompaction();
+    native_.SubBegin(info);
+  }
+  void SubcompactionCompleted(const rocksdb::SubcompactionJobInfo& info) override { native_.SubCompleted(info); }
   void FileDeleted(const std::string& path) override { scorer_.FileDeleted(path); }
+  void NativeBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override { native_.Begin(db, info); }
+  void NativeCompleted(const rocksdb::CompactionJobInfo& info) override { native_.Completed(info); }
 
   Status WaitUntilIdle(uint64_t timeout_ms) override {
     MutexLock l(&mu_);
@@ -130,6 +145,14 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     CompactorStats st;
     st.picker = picker_->name();
     st.external = CompactorStats::External{opts_.picker_options, threads_.size(), opts_.max_subcompactions};
+    if (hybrid()) {
+      MutexLock l(&mode_mu_);
+      HybridStats h = hybrid_;
+      const int64_t now = static_cast<int64_t>(NowNs());
+      if (external_) h.external_s += static_cast<double>(now - external_since_ns_) / 1e9;
+      h.total_s = static_cast<double>(now - start_ns_) / 1e9;
+      st.hybrid = std::move(h);
+    }
     st.metrics = metrics_.Stats();
     return st;
   }
@@ -158,6 +181,13 @@ class CompactorImpl : public Compactor, public CompactorEvents {
         continue;
       }
       seen = generation_;
+      if (hybrid()) {
+        l.unlock();
+        const bool external = UpdateMode();
+        l.lock();
+        // Native mode: RocksDB compacts; look again at the next change.
+        if (!external || stopped_ || paused_ > 0) continue;
+      }
       Job job;
       if (!PickLocked(&job)) continue;
       Reserve(job, true);
@@ -170,6 +200,56 @@ class CompactorImpl : public Compactor, public CompactorEvents {
       if (changed) ++generation_;
       cv_.notify_all();
     }
+  }
+
+  bool hybrid() const { return opts_.native_free_ratio > 0; }
+
+  // Hybrid mode: native compaction while free space is plentiful, the picker
+  // below native_free_ratio (CompactorOptions). Sets RocksDB's L0 trigger
+  // and level base to match; returns true when the picker is in charge.
+  // RocksDB's running native jobs finish either way; a pick that meets one
+  // of their files is refused (Aborted) and picked again later.
+  bool UpdateMode() ZONEKV_EXCLUDES(mu_, mode_mu_) {
+    const double free = opts_.free_ratio();
+    MutexLock l(&mode_mu_);
+    const bool want = external_ ? free < opts_.native_free_ratio + CompactorOptions::kHybridBand
+                                : free < opts_.native_free_ratio;
+    if (want == external_) return external_;
+    // The picker's mode leaves RocksDB's leveled picker next to nothing: a
+    // level base no LSM reaches, and the L0 trigger raised to the slowdown
+    // trigger (RocksDB requires trigger <= slowdown), so RocksDB compacts L0
+    // only once writers would slow down anyway, a safety net counted as
+    // "native" jobs. Not disable_auto_compactions: that would also lift the
+    // L0 slowdown and stop triggers, and writers would outrun the picker
+    // (under kCompactionStyleNone they apply).
+    std::unordered_map<std::string, std::string> opts;
+    if (want) {
+      const int trigger = std::max(db_options_.level0_file_num_compaction_trigger,
+                                   db_options_.level0_slowdown_writes_trigger);
+      opts = {{"level0_file_num_compaction_trigger", std::to_string(trigger)},
+              {"max_bytes_for_level_base", std::to_string(kOffLevelBaseBytes)}};
+    } else {
+      opts = {{"level0_file_num_compaction_trigger", std::to_string(db_options_.level0_file_num_compaction_trigger)},
+              {"max_bytes_for_level_base", std::to_string(db_options_.max_bytes_for_level_base)}};
+    }
+    rocksdb::Status rs = db_->SetOptions(cf_, opts);
+    if (!rs.ok()) {
+      Fail(Status::IOError("hybrid compaction: SetOptions of the L0 trigger and level base failed: " + rs.ToString()));
+      return external_;
+    }
+    const int64_t now = static_cast<int64_t>(NowNs());
+    if (want) {
+      ++hybrid_.to_external;
+      external_since_ns_ = now;
+    } else {
+      ++hybrid_.to_native;
+      hybrid_.external_s += static_cast<double>(now - external_since_ns_) / 1e9;
+    }
+    if (hybrid_.switches.size() < HybridStats::kMaxLogged) {
+      hybrid_.switches.push_back({static_cast<double>(now - start_ns_) / 1e9, want, free});
+    }
+    external_ = want;
+    return external_;
   }
 
   void Reserve(const Job& job, bool on) ZONEKV_REQUIRES(mu_) {
@@ -247,7 +327,12 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     rocksdb::CompactionOptions co;
     co.compression = rocksdb::kDisableCompressionOption;  // the column family's own choice
     co.output_file_size_limit = TargetFileBytes(db_options_, p.output_level);
-    co.max_subcompactions = opts_.max_subcompactions;
+    // Under kCompactionStyleLevel (hybrid mode) CompactFiles forms
+    // subcompactions on threads of RocksDB's own; their outputs would miss
+    // this thread's hint, and RocksDB names no CompactFiles job to a
+    // listener that could pass it on. A hinted job runs as one, as every job
+    // does under kCompactionStyleNone.
+    co.max_subcompactions = hybrid() && opts_.on_job_start ? 1 : opts_.max_subcompactions;
     rocksdb::CompactionJobInfo info;
     uint64_t t0 = NowNs();
     rocksdb::Status rs = db_->CompactFiles(co, cf_, names, p.output_level, -1, nullptr, &info);
@@ -306,6 +391,8 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   const std::shared_ptr<ListenerSlot> slot_;
   CompactionMetrics metrics_;
   mutable InvalScorer scorer_{opts_.layout, &metrics_};  // after metrics_
+  NativeJobRecorder native_{opts_.layout, &metrics_, &scorer_, opts_.on_job_start, opts_.on_job_end};  // after scorer_
+  const int64_t start_ns_ = static_cast<int64_t>(NowNs());
   std::vector<std::thread> threads_;  // written only by Launch, before any thread runs
 
   Mutex mu_;
@@ -320,18 +407,32 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   std::set<uint64_t> reserved_ ZONEKV_GUARDED_BY(mu_);  // inputs of running jobs
   std::vector<std::pair<uint64_t, RunningOutput>> running_outputs_ ZONEKV_GUARDED_BY(mu_);  // by job id
 
+  // Hybrid mode. Taken without mu_; held across SetOptions (RocksDB calls no
+  // listener from it).
+  mutable Mutex mode_mu_;
+  bool external_ ZONEKV_GUARDED_BY(mode_mu_) = false;  // the picker is in charge
+  int64_t external_since_ns_ ZONEKV_GUARDED_BY(mode_mu_) = 0;
+  HybridStats hybrid_ ZONEKV_GUARDED_BY(mode_mu_);
+
   Mutex error_mu_ ZONEKV_ACQUIRED_AFTER(mu_);  // taken with or without mu_; never takes mu_
   Status first_error_ ZONEKV_GUARDED_BY(error_mu_);
 };
 
 }  // namespace
 
-Status Compactor::PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot) {
+Status Compactor::PrepareOptions(rocksdb::Options* options, std::shared_ptr<ListenerSlot>* slot, bool hybrid) {
   if (options->comparator != rocksdb::BytewiseComparator()) {
     return Status::InvalidArgument(std::string("the external compactor orders keys bytewise; the DB uses comparator '") +
                                    options->comparator->Name() + "'");
   }
-  options->compaction_style = rocksdb::kCompactionStyleNone;
+  if (hybrid) {
+    if (options->compaction_style != rocksdb::kCompactionStyleLevel) {
+      return Status::InvalidArgument("hybrid compaction switches between RocksDB's leveled compaction and the picker; "
+                                     "the DB uses another compaction_style");
+    }
+  } else {
+    options->compaction_style = rocksdb::kCompactionStyleNone;
+  }
   *slot = std::make_shared<ListenerSlot>();
   options->listeners.push_back(*slot);
   return Status::OK();
@@ -344,7 +445,16 @@ Status Compactor::Start(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const 
     return Status::InvalidArgument("no listener slot: call Compactor::PrepareOptions on the options before DB::Open");
   }
   rocksdb::Options db_options = db->GetOptions(cf);
-  if (db_options.compaction_style != rocksdb::kCompactionStyleNone) {
+  const bool hybrid = options.native_free_ratio > 0;
+  if (hybrid && (options.native_free_ratio >= 1 || !options.free_ratio)) {
+    return Status::InvalidArgument("hybrid compaction needs native_free_ratio in (0, 1) and a free_ratio source");
+  }
+  if (hybrid && db_options.compaction_style != rocksdb::kCompactionStyleLevel) {
+    return Status::InvalidArgument("hybrid compaction needs column family '" + cf->GetName() +
+                                   "' in kCompactionStyleLevel; call Compactor::PrepareOptions(..., hybrid=true) "
+                                   "before DB::Open");
+  }
+  if (!hybrid && db_options.compaction_style != rocksdb::kCompactionStyleNone) {
     return Status::InvalidArgument("column family '" + cf->GetName() +
                                    "' does not use compaction_style=kCompactionStyleNone, so RocksDB would compact it "
                                    "too; call Compactor::PrepareOptions before DB::Open");

@@ -18,8 +18,15 @@ class CompactorEvents {
  public:
   virtual ~CompactorEvents() = default;
   virtual void Wake() = 0;                 // the LSM changed: pick again
-  virtual void CountSubcompaction() = 0;
+  // A subcompaction starts on the calling thread (of an external or a
+  // native job); counted, and a native job's hint follows it.
+  virtual void SubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) = 0;
   virtual void FileDeleted(const std::string& path) = 0;  // an SST or other table file
+  // A compaction RocksDB picked itself (hybrid mode, CompactRange), on the
+  // thread that runs it.
+  virtual void NativeBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) = 0;
+  virtual void NativeCompleted(const rocksdb::CompactionJobInfo& info) = 0;
+  virtual void SubcompactionCompleted(const rocksdb::SubcompactionJobInfo& info) = 0;
 };
 
 class Compactor::ListenerSlot : public rocksdb::EventListener {
@@ -29,8 +36,10 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
   void Bind(CompactorEvents* target);
 
   void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;
+  void OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
   void OnCompactionCompleted(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
   void OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) override;
+  void OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo& info) override;
   void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
 
  private:

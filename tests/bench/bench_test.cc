@@ -199,6 +199,47 @@ TEST(BenchTest, ExternalCompactorAndZCutoffRunWhenAsked) {
             At(out.json, "controllers.compactor.metrics.compactions")->number());
 }
 
+// Issue 19's schemes end to end: CAZA on RocksDB's native compaction
+// (n-caza), and the hybrid (h-caza) with its threshold set so that the run
+// crosses it: RocksDB compacts first, the picker once free space falls.
+TEST(BenchTest, NativeCazaAndHybridCompactionRun) {
+  BenchConfig n = TinyConfig("fillrandom");
+  n.scheme = "n-caza";
+  BenchOutput nout;
+  Status s = RunBench(n, &nout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(At(nout.json, "config.fs.policy.alloc")->str(), "caza");
+  EXPECT_EQ(At(nout.json, "controllers.compactor.picker")->str(), "native");
+  EXPECT_GT(At(nout.json, "controllers.compactor.metrics.picked_by.native")->number(), 0);
+
+  // 30 MB of distinct keys into 128 MiB: free space falls below 90% after
+  // about 13 MB of writes (26 flushes, so RocksDB has compacted by then) and
+  // ends below 80%.
+  BenchConfig h = TinyConfig("fillrandom");
+  h.scheme = "h-caza";
+  h.num = 30000;
+  h.controller_knobs = {{"hybrid_native_free_pct", "90"}};
+  BenchOutput hout;
+  s = RunBench(h, &hout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto number = [&](const char* key) {
+    const Json* v = At(hout.json, key);
+    return v != nullptr && v->type() == Json::Type::kNumber ? v->number() : 0.0;
+  };
+  EXPECT_EQ(number("config.controllers.hybrid_native_free_pct"), 90);
+  ASSERT_NE(At(hout.json, "controllers.compactor.hybrid"), nullptr) << hout.json.Dump().substr(0, 500);
+  EXPECT_GE(number("controllers.compactor.hybrid.to_external"), 1);
+  EXPECT_GT(number("controllers.compactor.metrics.picked_by.native"), 0);
+  EXPECT_GT(number("controllers.compactor.metrics.picked_by.sica") + number("controllers.compactor.metrics.picked_by.zaca"), 0)
+      << "the picker never ran";
+
+  BenchConfig bad = TinyConfig("fillrandom");
+  bad.controller_knobs = {{"hybrid_native_free_pct", "30"}};  // with native compaction
+  s = RunBench(bad, &hout);
+  EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << s.ToString();
+  EXPECT_NE(s.message().find("external picker"), std::string::npos) << s.ToString();
+}
+
 TEST(BenchTest, ZoneAwareControllersNeedTheZonedFileSystem) {
   BenchConfig c = TinyConfig("fillrandom");
   c.fs = "posix";
