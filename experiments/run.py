@@ -15,7 +15,7 @@ here; `ray:local`: a new one here for this sweep). Each run of the sweep
 executes the same command line either way.
 
 Rerunning into the same --out reuses the runs that already succeeded there
-with the same command line; a run that fails without its own result is
+with the same command line and zonekv binary; a run that fails without its own result is
 retried once (see sweep()).
 
 --timing replaces the device timing profile of every run (each experiment
@@ -29,6 +29,7 @@ Exit status: 0 all runs succeeded, 1 a run failed (results are still written),
 
 import argparse
 import datetime
+import hashlib
 import importlib.util
 import json
 import os
@@ -159,9 +160,23 @@ def record_path(logdir, stem):
     return os.path.join(logdir, stem + ".run.json")
 
 
-def reusable(logdir, stem, argv):
+def binary_id(path):
+    """The SHA-256 of the file at `path` (the zonekv binary), or None if it
+    cannot be read: a rebuilt binary does not reuse earlier results."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def reusable(logdir, stem, argv, zonekv_sha256):
     """The result of an earlier invocation of this run into the same log
-    directory, if it succeeded with exactly this command line; else None."""
+    directory, if it succeeded with exactly this command line and binary;
+    else None."""
     try:
         with open(record_path(logdir, stem)) as f:
             rec = json.load(f)
@@ -169,7 +184,8 @@ def reusable(logdir, stem, argv):
             doc = json.load(f)
     except (OSError, ValueError):
         return None
-    if not isinstance(rec, dict) or rec.get("error") or rec.get("argv") != argv or doc.get("error"):
+    if (not isinstance(rec, dict) or rec.get("error") or rec.get("argv") != argv or doc.get("error") or
+            zonekv_sha256 is None or rec.get("zonekv_sha256") != zonekv_sha256):
         return None
     rec["json"] = doc
     return rec
@@ -178,7 +194,7 @@ def reusable(logdir, stem, argv):
 def sweep(runs, executor, logdir, scale, zonekv, timeout_s, say):
     """Runs every run of `runs` on `executor` and returns their results, in
     order. A run whose successful result an earlier invocation left in
-    logdir (same command line) is not run again. A run that fails without a
+    logdir (same command line, same zonekv binary) is not run again. A run that fails without a
     result of its own (the command crashed, was killed or could not start,
     or its node was lost; not a run whose JSON reports an error, which the
     same seed would repeat) is reported with the end of its log and run once
@@ -189,19 +205,22 @@ def sweep(runs, executor, logdir, scale, zonekv, timeout_s, say):
     for r in runs:
         stems.append(run_file_stem(r))
         argvs.append(argv_of(zonekv, r, stems[-1] + ".json", scale))
+    sha = binary_id(zonekv)
     todo = []
     for i, r in enumerate(runs):
-        rec = reusable(logdir, stems[i], argvs[i])
+        rec = reusable(logdir, stems[i], argvs[i], sha)
         if rec is None:
             todo.append(i)
             continue
         res = {k: v for k, v in r.items() if k not in ("args", "cmd")}
-        res.update({k: rec.get(k) for k in ("argv", "host", "wall_s", "attempts", "first_attempt", "json", "error")})
+        res.update({k: rec.get(k) for k in ("argv", "host", "wall_s", "attempts", "first_attempt", "json", "error",
+                                            "zonekv_sha256")})
         res["log"] = os.path.join(logdir, stems[i] + ".log")
         res["reused"] = True
         results[i] = res
     if len(todo) < len(runs):
-        say("  %d of %d runs already done in %s (their results are reused; delete the directory to redo them)"
+        say("  %d of %d runs already done in %s by this binary (their results are reused; delete the directory "
+            "to redo them)"
             % (len(runs) - len(todo), len(runs), logdir))
 
     def submit(i):
@@ -232,6 +251,7 @@ def sweep(runs, executor, logdir, scale, zonekv, timeout_s, say):
         r["attempts"] = 2 if i in first else 1
         r["first_attempt"] = first.get(i)
         r["reused"] = False
+        r["zonekv_sha256"] = sha
         with open(record_path(logdir, stems[i]), "w") as f:
             json.dump({k: v for k, v in r.items() if k != "json"}, f, indent=1)
         results[i] = r

@@ -108,6 +108,23 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(calls(good_state), 2)
         self.assertFalse(third["reused"])
 
+    def test_a_rebuilt_binary_reruns_everything(self):
+        binary = os.path.join(self.dir, "zonekv")
+        shutil.copy(FAKE, binary)
+        spec, state = self.run_spec("good", "ok")
+        ex = executors.LocalExecutor(self.logdir, 1)
+        try:
+            run.sweep([spec], ex, self.logdir, 1.0, binary, 60, self.said.append)
+            run.sweep([spec], ex, self.logdir, 1.0, binary, 60, self.said.append)
+            self.assertEqual(calls(state), 1)
+            with open(binary, "a") as f:
+                f.write("# rebuilt\n")
+            (r,) = run.sweep([spec], ex, self.logdir, 1.0, binary, 60, self.said.append)
+        finally:
+            ex.close()
+        self.assertEqual(calls(state), 2)
+        self.assertFalse(r["reused"])
+
     def test_retried_then_done_run_is_skipped_later(self):
         spec, state = self.run_spec("flaky", "flaky")
         self.sweep([spec])
