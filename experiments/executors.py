@@ -14,7 +14,9 @@ Interface (run.py uses nothing else):
   next_done() -> (key, outcome)       blocks until a submitted run is over
                                       (REQUIRES: a submitted run not yet returned)
   describe() -> str                   one line for the console and results.json
-  close()                             stops what is still running
+  close()                             cancels the runs not started; the local executor
+                                      waits for those running (a terminal's Ctrl-C reaches
+                                      them too), Ray's are killed with their workers
 outcome: {"error": None or why the command could not run to its end (cannot be
 started, killed after timeout_s, lost with its node), "exit": its exit status
 or None, "host": the node it ran on, "wall_s": seconds}. A command that ran

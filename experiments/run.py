@@ -33,6 +33,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import signal
 import sys
 import time
 
@@ -135,6 +136,10 @@ def result_of(r, argv, outcome, logdir, stem):
     error = None
     if outcome["error"]:
         error = "%s (see %s)" % (outcome["error"], log_path)
+    elif outcome["exit"] is not None and outcome["exit"] < 0:
+        sig = -outcome["exit"]
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else "?"
+        error = "killed by signal %d (%s) (see %s)" % (sig, name, log_path)
     elif outcome["exit"] != 0:
         error = "exit status %d (see %s)" % (outcome["exit"], log_path)
     doc = None

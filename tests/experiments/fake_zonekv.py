@@ -7,6 +7,8 @@ line per invocation to STATE/calls.
   --mode=flaky     the first invocation for this --state prints "boom" and
                    exits 3 without JSON; later ones behave as ok
   --mode=broken    prints "broken forever" and exits 4, every time
+  --mode=terminated  the first invocation is killed by SIGTERM (as by someone
+                   else's cleanup); later ones behave as ok
   --mode=nospace   writes JSON with "error": "NoSpace: ..." and exits 1 (the
                    run's own result, which the same seed would repeat)
   --mode=killer    the first invocation kills its parent process (a Ray
@@ -42,6 +44,8 @@ def main(argv):
         print("killing my parent, pid %d" % os.getppid(), flush=True)
         os.kill(os.getppid(), signal.SIGKILL)
         return 9
+    if mode == "terminated" and calls == 1:
+        os.kill(os.getpid(), signal.SIGTERM)
     if mode == "broken":
         print("broken forever")
         return 4

@@ -70,6 +70,13 @@ class SweepTest(unittest.TestCase):
         self.assertIn("boom: first attempt", said)
         self.assertEqual(r["json"]["workload"]["ops"], 1)
 
+    def test_run_killed_by_a_signal_is_named_and_retried(self):
+        spec, state = self.run_spec("terminated", "terminated")
+        (r,) = self.sweep([spec])
+        self.assertIsNone(r["error"])
+        self.assertEqual(calls(state), 2)
+        self.assertIn("killed by signal 15 (SIGTERM)", r["first_attempt"]["error"])
+
     def test_run_failing_twice_is_reported_and_the_others_kept(self):
         bad, bad_state = self.run_spec("broken", "broken")
         good, _ = self.run_spec("good", "ok")
