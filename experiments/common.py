@@ -49,10 +49,12 @@ def device_spec(zones, zone_bytes, profile, max_open=14, extra=""):
 
 
 def timing_of(results):
-    """'profile (time_scale x)' of the device the runs used, from their JSON
-    config; several values joined when runs differ."""
+    """'profile (time_scale x)' of the device the bench runs used, from
+    their JSON config; several values joined when runs differ."""
     seen = []
     for r in ok(results):
+        if get(r["json"], "config.device") is None:  # not a bench run (e.g. `zonekv ftl synth`)
+            continue
         t = get(r["json"], "config.device.timing") or {}
         name = t.get("profile") or t.get("model") or "none"
         if t.get("time_scale", 1) != 1:

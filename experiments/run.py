@@ -4,7 +4,19 @@
 Usage (normally through the zonekv binary):
   run.py --zonekv=BIN --src=DIR --list
   run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--jobs=J] [--timing=PROFILE]
-         [--time_scale=X]
+         [--time_scale=X] [--executor=local|ray|ray:ADDRESS] [--cpus_per_run=C]
+         [--memory_per_run=BYTES]
+
+--executor: where the runs execute (executors.py): `local` (default; --jobs
+runs at a time on this machine) or Ray tasks declaring --cpus_per_run CPUs
+(and --memory_per_run bytes, if not 0) each, on the cluster at ADDRESS
+(`ray` alone: $RAY_ADDRESS, else a Ray running here, else a new one started
+here; `ray:local`: a new one here for this sweep). Each run of the sweep
+executes the same command line either way.
+
+Rerunning into the same --out reuses the runs that already succeeded there
+with the same command line and zonekv binary; a run that fails without its own result is
+retried once (see sweep()).
 
 --timing replaces the device timing profile of every run (each experiment
 defaults to the profile of the paper it reproduces; see docs/device-timing.md).
@@ -16,12 +28,12 @@ Exit status: 0 all runs succeeded, 1 a run failed (results are still written),
 """
 
 import argparse
-import concurrent.futures
 import datetime
+import hashlib
 import importlib.util
 import json
 import os
-import subprocess
+import signal
 import sys
 import time
 
@@ -30,6 +42,7 @@ sys.path.insert(0, HERE)
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 import common  # noqa: E402
+import executors  # noqa: E402
 
 # Longest a single run may take before it is killed and reported as failed
 # (a module may set its own RUN_TIMEOUT_S).
@@ -90,40 +103,45 @@ def run_file_stem(r):
     return "%s-seed%s" % (safe, r["seed"])
 
 
-def argv_of(zonekv, r, json_path, scale):
+def argv_of(zonekv, r, json_name, scale):
+    """The command line of run r; it writes its JSON to json_name, relative
+    to the directory it runs in (see executors.py)."""
     if "args" in r:
         args = list(r["args"])
         if not any(a.startswith("--seed=") or a == "--seed" for a in args):
             args.append("--seed=%s" % r["seed"])
         if not any(a.startswith("--scale=") or a == "--scale" for a in args):
             args.append("--scale=%r" % scale)
-        return [zonekv, "bench"] + args + ["--json=" + json_path, "--progress=off"]
-    return [zonekv] + list(r["cmd"]) + ["--json=" + json_path]
+        return [zonekv, "bench"] + args + ["--json=" + json_name, "--progress=off"]
+    return [zonekv] + list(r["cmd"]) + ["--json=" + json_name]
 
 
-def execute(zonekv, r, logdir, scale, timeout_s=RUN_TIMEOUT_S):
-    stem = run_file_stem(r)
+def log_tail(path, lines=12):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return "(no log)\n"
+
+
+def result_of(r, argv, outcome, logdir, stem):
+    """The result dict of run r (experiments/README.md) from its executor
+    outcome and the files it left in logdir."""
     json_path = os.path.join(logdir, stem + ".json")
     log_path = os.path.join(logdir, stem + ".log")
-    if os.path.exists(json_path):
-        os.remove(json_path)
-    argv = argv_of(zonekv, r, json_path, scale)
     result = {k: v for k, v in r.items() if k not in ("args", "cmd")}
     result["argv"] = argv
-    start = time.monotonic()
+    result["host"] = outcome["host"]
+    result["wall_s"] = outcome["wall_s"]
     error = None
-    with open(log_path, "w") as log:
-        log.write("$ " + " ".join(argv) + "\n")
-        log.flush()
-        try:
-            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=timeout_s)
-            if proc.returncode != 0:
-                error = "exit status %d (see %s)" % (proc.returncode, log_path)
-        except subprocess.TimeoutExpired:
-            error = "killed after %d s (see %s)" % (timeout_s, log_path)
-        except OSError as e:
-            error = "cannot run %s: %s" % (argv[0], e)
-    result["wall_s"] = time.monotonic() - start
+    if outcome["error"]:
+        error = "%s (see %s)" % (outcome["error"], log_path)
+    elif outcome["exit"] is not None and outcome["exit"] < 0:
+        sig = -outcome["exit"]
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else "?"
+        error = "killed by signal %d (%s) (see %s)" % (sig, name, log_path)
+    elif outcome["exit"] != 0:
+        error = "exit status %d (see %s)" % (outcome["exit"], log_path)
     doc = None
     if os.path.exists(json_path):
         try:
@@ -141,6 +159,131 @@ def execute(zonekv, r, logdir, scale, timeout_s=RUN_TIMEOUT_S):
     return result
 
 
+def record_path(logdir, stem):
+    """Where a finished run's result (without its JSON) is kept, so that a
+    later invocation into the same directory can reuse it."""
+    return os.path.join(logdir, stem + ".run.json")
+
+
+def binary_id(path):
+    """The SHA-256 of the file at `path` (the zonekv binary), or None if it
+    cannot be read: a rebuilt binary does not reuse earlier results."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def reusable(logdir, stem, argv, zonekv_sha256):
+    """The result of an earlier invocation of this run into the same log
+    directory, if it succeeded with exactly this command line and binary;
+    else None."""
+    try:
+        with open(record_path(logdir, stem)) as f:
+            rec = json.load(f)
+        with open(os.path.join(logdir, stem + ".json")) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(rec, dict) or rec.get("error") or rec.get("argv") != argv or doc.get("error") or
+            zonekv_sha256 is None or rec.get("zonekv_sha256") != zonekv_sha256):
+        return None
+    rec["json"] = doc
+    return rec
+
+
+def sweep(runs, executor, logdir, scale, zonekv, timeout_s, say):
+    """Runs every run of `runs` on `executor` and returns their results, in
+    order. A run whose successful result an earlier invocation left in
+    logdir (same command line, same zonekv binary) is not run again. A run that fails without a
+    result of its own (the command crashed, was killed or could not start,
+    or its node was lost; not a run whose JSON reports an error, which the
+    same seed would repeat) is reported with the end of its log and run once
+    more; the first attempt's log is kept as <stem>.attempt1.log. `say`
+    prints a progress line."""
+    results = [None] * len(runs)
+    argvs, stems = [], []
+    for r in runs:
+        stems.append(run_file_stem(r))
+        argvs.append(argv_of(zonekv, r, stems[-1] + ".json", scale))
+    sha = binary_id(zonekv)
+    todo = []
+    for i, r in enumerate(runs):
+        rec = reusable(logdir, stems[i], argvs[i], sha)
+        if rec is None:
+            todo.append(i)
+            continue
+        res = {k: v for k, v in r.items() if k not in ("args", "cmd")}
+        res.update({k: rec.get(k) for k in ("argv", "host", "wall_s", "attempts", "first_attempt", "json", "error",
+                                            "zonekv_sha256")})
+        res["log"] = os.path.join(logdir, stems[i] + ".log")
+        res["reused"] = True
+        results[i] = res
+    if len(todo) < len(runs):
+        say("  %d of %d runs already done in %s by this binary (their results are reused; delete the directory "
+            "to redo them)"
+            % (len(runs) - len(todo), len(runs), logdir))
+
+    def submit(i):
+        for name in (stems[i] + ".json", stems[i] + ".run.json"):
+            if os.path.exists(os.path.join(logdir, name)):
+                os.remove(os.path.join(logdir, name))
+        executor.submit(i, argvs[i], stems[i], timeout_s)
+
+    first = {}
+    for i in todo:
+        submit(i)
+    pending, done = len(todo), len(runs) - len(todo)
+    while pending:
+        i, outcome = executor.next_done()
+        pending -= 1
+        r = result_of(runs[i], argvs[i], outcome, logdir, stems[i])
+        own_error = r["json"] is not None and r["json"].get("error")
+        if r["error"] and not own_error and i not in first:
+            kept = os.path.join(logdir, stems[i] + ".attempt1.log")
+            os.replace(r["log"], kept)
+            first[i] = {"error": r["error"].replace(r["log"], kept), "host": r["host"], "log": kept}
+            say("  %s seed %s FAILED on %s: %s; retrying once. End of its log:\n%s"
+                % (r["label"], r["seed"], r["host"] or "?", first[i]["error"],
+                   "".join("    | " + line for line in log_tail(kept).splitlines(True))))
+            submit(i)
+            pending += 1
+            continue
+        r["attempts"] = 2 if i in first else 1
+        r["first_attempt"] = first.get(i)
+        r["reused"] = False
+        r["zonekv_sha256"] = sha
+        with open(record_path(logdir, stems[i]), "w") as f:
+            json.dump({k: v for k, v in r.items() if k != "json"}, f, indent=1)
+        results[i] = r
+        done += 1
+        say("  [%d/%d] %s seed %s: %s (%.1f s%s)" % (done, len(runs), r["label"], r["seed"],
+                                                     "FAILED: " + r["error"] if r["error"] else "ok", r["wall_s"],
+                                                     ", second attempt" if i in first else ""))
+        if r["error"] and not own_error:
+            say("    end of its log:\n" + "".join("    | " + line for line in log_tail(r["log"]).splitlines(True)))
+    return results
+
+
+def make_executor(spec, logdir, jobs, cpus_per_run, memory_per_run=0):
+    """The executor named by --executor: local, ray, ray:ADDRESS."""
+    if spec == "local":
+        return executors.LocalExecutor(logdir, jobs)
+    if spec == "ray" or spec.startswith("ray:"):
+        address = spec[4:] or None
+        if spec.startswith("ray:") and not address:
+            raise UsageError("--executor=ray: needs an address after the colon (or use --executor=ray)")
+        try:
+            return executors.RayExecutor(logdir, address, cpus_per_run, memory_per_run)
+        except RuntimeError as e:
+            raise UsageError(str(e)) from e
+    raise UsageError("--executor=%s: expected local, ray or ray:ADDRESS" % spec)
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="zonekv experiment")
     p.add_argument("--zonekv", required=True)
@@ -152,6 +295,9 @@ def main(argv):
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timing")
     p.add_argument("--time_scale", type=float)
+    p.add_argument("--executor", default="local")
+    p.add_argument("--cpus_per_run", type=float, default=1.0)
+    p.add_argument("--memory_per_run", type=int, default=0)
     p.add_argument("name", nargs="?")
     a = p.parse_args(argv)
 
@@ -168,6 +314,13 @@ def main(argv):
     if not a.name:
         raise UsageError("name an experiment (see 'zonekv experiment --list')")
     mod = load_experiment(a.name)
+    if not 0 < a.cpus_per_run <= 1024:
+        raise UsageError("--cpus_per_run=%g must be in (0, 1024]" % a.cpus_per_run)
+    if a.memory_per_run < 0:
+        raise UsageError("--memory_per_run=%d must not be negative" % a.memory_per_run)
+    if not 1 <= a.jobs <= 64:
+        raise UsageError("--jobs=%d must be in [1, 64]" % a.jobs)
+    zonekv = os.path.abspath(a.zonekv)
     scale = a.scale if a.scale is not None else getattr(mod, "DEFAULT_SCALE", common.DEFAULT_SCALE)
     out = a.out or os.path.join("out", a.name)
     logdir = os.path.join(out, "logs")
@@ -188,25 +341,27 @@ def main(argv):
             if "args" in r:
                 r["args"] = with_device_key(r["args"], "time_scale", "%g" % a.time_scale)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    print("zonekv experiment %s: %d runs, scale %g, %d seed(s), %d job(s), output in %s"
-          % (a.name, len(runs), scale, a.seeds, a.jobs, out), file=sys.stderr, flush=True)
 
-    results = [None] * len(runs)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        timeout_s = getattr(mod, "RUN_TIMEOUT_S", RUN_TIMEOUT_S)
-        futures = {pool.submit(execute, a.zonekv, r, logdir, scale, timeout_s): i for i, r in enumerate(runs)}
-        done = 0
-        for fut in concurrent.futures.as_completed(futures):
-            i = futures[fut]
-            results[i] = fut.result()
-            done += 1
-            r = results[i]
-            print("  [%d/%d] %s seed %s: %s (%.1f s)" % (done, len(runs), r["label"], r["seed"],
-                                                        "FAILED: " + r["error"] if r["error"] else "ok",
-                                                        r["wall_s"]), file=sys.stderr, flush=True)
+    def say(line):
+        print(line, file=sys.stderr, flush=True)
+
+    timeout_s = getattr(mod, "RUN_TIMEOUT_S", RUN_TIMEOUT_S)
+    executor = make_executor(a.executor, logdir, a.jobs, a.cpus_per_run, a.memory_per_run)
+    try:
+        say("zonekv experiment %s: %d runs, scale %g, %d seed(s), on %s, output in %s"
+            % (a.name, len(runs), scale, a.seeds, executor.describe(), out))
+        wall_start = time.monotonic()
+        results = sweep(runs, executor, logdir, scale, zonekv, timeout_s, say)
+        sweep_wall_s = time.monotonic() - wall_start
+        where = executor.describe()
+    finally:
+        executor.close()
 
     doc = {"experiment": a.name, "description": mod.DESCRIPTION, "scale": scale, "seeds": a.seeds,
-           "jobs": a.jobs, "timing_override": a.timing, "time_scale_override": a.time_scale, "zonekv": a.zonekv, "started_utc": started, "runs": results}
+           "jobs": a.jobs, "executor": a.executor, "executor_detail": where, "cpus_per_run": a.cpus_per_run,
+           "memory_per_run": a.memory_per_run,
+           "timing_override": a.timing, "time_scale_override": a.time_scale, "zonekv": zonekv,
+           "started_utc": started, "sweep_wall_s": sweep_wall_s, "runs": results}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
 

@@ -6,6 +6,8 @@
 #                                       ThreadSanitizer in build-tsan/ and runs them
 #   ZONEKV_CLANG_TSA=1 scripts/test.sh  also builds src/ with clang and its thread-safety
 #                                       analysis as errors in build-tsa/ (installs clang-14)
+#   ZONEKV_RAY=1 scripts/test.sh        first installs Ray from PyPI (scripts/setup_ray.sh), so
+#                                       that experiment_ray_test runs instead of being skipped
 # Every run sets ZONEKV_LOCK_CHECK=1: a device command issued under the file
 # system's lock aborts the test (docs/fs-locking.md).
 set -euo pipefail
@@ -14,6 +16,7 @@ jobs=$(nproc)
 export ZONEKV_LOCK_CHECK=1
 
 "$root/scripts/build.sh"
+if [ "${ZONEKV_RAY:-0}" = "1" ]; then "$root/scripts/setup_ray.sh"; fi
 ctest --test-dir "$root/build" -LE slow -j "$jobs" --output-on-failure --timeout 600
 
 if [ "${ZONEKV_SANITIZE:-0}" = "1" ]; then

@@ -2,7 +2,8 @@
 
 import common
 
-DESCRIPTION = "seconds-long check of the machinery: baseline on a tiny fillrandom and ycsb-a"
+DESCRIPTION = ("seconds-long check of the machinery: baseline on a tiny fillrandom and ycsb-a, and a tiny "
+               "host-FTL run")
 DEFAULT_SCALE = 1.0
 
 # A small device and a small LSM so that flushes, compactions and zone
@@ -14,6 +15,13 @@ WORKLOADS = [
     ("ycsb-a", ["--workload=ycsb-a", "--num=10000", "--value_size=1000"]),
 ]
 SCHEMES = ["baseline"]
+# A `cmd` run: the host FTL under CCB on a small zipfian workload. Unlike the
+# RocksDB runs (whose flushes and compactions follow thread timing), its
+# decisions depend on the seed alone, which tests/experiments/ray_test.py
+# relies on to compare executors.
+FTL_LABEL = "host-ftl ccb"
+FTL = ["ftl", "synth", "--backing=meta", "--device_bytes=64M", "--zone_size=1M", "--op=0.1", "--policy=ccb",
+       "--workload=zipfian", "--writes=40000"]
 
 METRICS = [
     ("ops/s", "workload.ops_per_sec", 1),
@@ -37,16 +45,26 @@ def runs(scale, seeds):
                 out.append({"label": "%s %s" % (scheme, workload), "scheme": scheme, "seed": seed,
                             "workload": workload,
                             "args": ["--device=" + DEVICE, "--scheme=" + scheme] + ROCKSDB + args})
+    for seed in range(1, seeds + 1):
+        out.append({"label": FTL_LABEL, "scheme": "ccb", "seed": seed, "cmd": FTL + ["--seed=%d" % seed]})
     return out
+
+
+def _bench_labels(results):
+    return [l for l in common.labels(results) if l != FTL_LABEL]
 
 
 def summarize(results, scale):
     return ("No paper figure: this experiment only checks that runs, JSON, summary and figures work "
-            "(sizes are fixed; the scale is not used).\n\n" + common.metric_table(results, METRICS))
+            "(sizes are fixed; the scale is not used).\n\n" +
+            common.metric_table(results, METRICS, _bench_labels(results)) + "\n\n" +
+            "Host FTL (`zonekv ftl synth`, ccb, zipfian, 64 MiB): WAF %s, GC victims %s.\n" % (
+                common.cell(common.values(results, FTL_LABEL, "results.steady.waf")),
+                common.cell(common.values(results, FTL_LABEL, "results.measured.gc_victims"))))
 
 
 def plot(results, outdir):
-    labels = common.labels(results)
+    labels = _bench_labels(results)
     ys = [common.mean_spread(common.values(results, l, "workload.ops_per_sec"))[0] for l in labels]
     errs = [common.mean_spread(common.values(results, l, "workload.ops_per_sec"))[1] for l in labels]
     return [
