@@ -140,6 +140,10 @@ struct AllocDecision {
   };
   Action action = Action::kNoSpace;
   uint32_t zone = 0;
+  // Why this zone, for kUseZone: a static string, "<policy>.<rule>" (e.g.
+  // "caza.partner"); empty = the policy's name. The engine counts accepted
+  // decisions by reason (fs.alloc_reasons, docs/metrics.md).
+  const char* reason = "";
 };
 
 class AllocationPolicy {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "zonekv/fs_lock_stats.h"
 #include "zonekv/fs_policy.h"
@@ -78,6 +80,7 @@ struct ZoneFsStats {
   PolicyTimeStats alloc_time, zc_time, reset_time;
   uint64_t nospace_errors = 0;
   uint64_t zone_preemptions = 0;     // zones taken back from an idle writer
+  std::map<std::string, uint64_t> alloc_reasons;  // zone allocations by AllocDecision::reason
   uint64_t zc_passes = 0;            // cleaner rounds
   uint64_t zc_emergency_passes = 0;  // victims of the emergency pass
   uint64_t files = 0;                // live files
@@ -101,7 +104,7 @@ struct ZoneFsStats {
   // (with MANIFEST), total}, resets_runtime, resets_zc, ezrc, r_wp,
   // r_wp_min, fs_waf, space_used_ratio, free_ratio, free_bytes, used_bytes,
   // reclaimable_bytes, io_block_time_s, policy_time_us {alloc, zc, reset},
-  // finishes, nospace_errors, zone_preemptions, zc_passes,
+  // finishes, nospace_errors, zone_preemptions, alloc_reasons, zc_passes,
   // zc_emergency_passes, files, zones_empty, zones_full, journal_rolls,
   // lock, journal, space.
   Json ToJson() const;

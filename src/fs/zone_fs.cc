@@ -381,17 +381,23 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
   uint64_t number = 0;
   f->meta.hints.kind = FileKindFromName(name, &number);
   f->meta.hints.number = number;
-  if (const FileHints* t = ThreadJobHint(); t != nullptr && f->meta.hints.kind == FileKind::kSst) {
-    f->meta.hints.job = t->job;
-    f->meta.hints.level = t->level;
-    f->meta.hints.smallest_key = t->smallest_key;
-    f->meta.hints.largest_key = t->largest_key;
-  }
+  // RocksDB's own record of the job (NoteFileJob, from the listener), then
+  // the calling thread's job hint, which wins: RocksDB describes no
+  // CompactFiles job to a listener, so for the external compactor's outputs
+  // the listener knows the job id but not the level (-1), and that unknown
+  // must not erase the hint's level (it did: CAZA then saw no compaction
+  // output as hinted, notes/issue-19.md).
   auto pj = pending_jobs_.find(name);
   if (pj != pending_jobs_.end()) {
     f->meta.hints.job = pj->second.first;
     f->meta.hints.level = pj->second.second;
     pending_jobs_.erase(pj);
+  }
+  if (const FileHints* t = ThreadJobHint(); t != nullptr && f->meta.hints.kind == FileKind::kSst) {
+    f->meta.hints.job = t->job;
+    f->meta.hints.level = t->level;
+    f->meta.hints.smallest_key = t->smallest_key;
+    f->meta.hints.largest_key = t->largest_key;
   }
   b.CreateFile(f->meta);
   files_[f->meta.id] = std::move(rec);
@@ -651,8 +657,9 @@ void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
     if (pending_jobs_.size() > 1024) pending_jobs_.erase(pending_jobs_.begin());
     return;
   }
+  // A level the listener does not know (-1) keeps the one a job hint gave.
   f->meta.hints.job = job;
-  f->meta.hints.level = level;
+  if (level >= 0) f->meta.hints.level = level;
   f->hints_dirty = true;
 }
 

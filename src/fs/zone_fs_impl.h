@@ -115,6 +115,7 @@ struct FsCounters {
   uint64_t io_block_us = 0;
   uint64_t nospace_errors = 0;
   uint64_t preemptions = 0;
+  std::map<std::string, uint64_t> alloc_reasons;  // accepted kUseZone decisions by AllocDecision::reason
   uint64_t emergency_passes = 0;
   uint64_t journal_syncs = 0;      // CommitJournalLocked calls (file syncs, resets, ZoneFs::Sync)
   uint64_t journal_flushes = 0;    // device flushes made by journal commits

@@ -334,6 +334,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
         if (f->meta.hints.lifetime > e.lifetime || e.wp_bytes == 0) e.lifetime = f->meta.hints.lifetime;
         f->zone = z;
         counters_.io_block_us += waited_us;
+        counters_.alloc_reasons[d.reason[0] != '\0' ? d.reason : policy->name()]++;
         return Status::OK();
       }
       why = "policy " + std::string(policy->name()) + " chose zone " + std::to_string(z) +

@@ -114,6 +114,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.reset_time = c.reset_time;
   st.nospace_errors = c.nospace_errors;
   st.zone_preemptions = c.preemptions;
+  st.alloc_reasons = c.alloc_reasons;
   st.zc_emergency_passes = c.emergency_passes;
   st.lock = lock_stats.Summary();
   st.lock.device_calls_held = dev_->calls_held();

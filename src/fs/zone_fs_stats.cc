@@ -68,6 +68,8 @@ Json ZoneFsStats::ToJson() const {
       .Set("total", zc_copy_bytes());
   Json policy = Json::Object();
   policy.Set("alloc", alloc_time.ToJson()).Set("zc", zc_time.ToJson()).Set("reset", reset_time.ToJson());
+  Json reasons = Json::Object();
+  for (const auto& [reason, n] : alloc_reasons) reasons.Set(reason, n);
   Json j = Json::Object();
   j.Set("host_write_bytes", host_write_bytes)
       .Set("zc_copy_bytes", zc)
@@ -87,6 +89,7 @@ Json ZoneFsStats::ToJson() const {
       .Set("finishes", finishes)
       .Set("nospace_errors", nospace_errors)
       .Set("zone_preemptions", zone_preemptions)
+      .Set("alloc_reasons", reasons)
       .Set("zc_passes", zc_passes)
       .Set("zc_emergency_passes", zc_emergency_passes)
       .Set("files", files)

@@ -240,6 +240,35 @@ TEST(BenchTest, NativeCazaAndHybridCompactionRun) {
   EXPECT_NE(s.message().find("external picker"), std::string::npos) << s.ToString();
 }
 
+// CAZA decides for every compaction output, under the external compactor
+// (a-caza), native compaction (n-caza) and the hybrid (h-caza): each output
+// reaches the allocator with its level and key range (fs.alloc_reasons
+// counts the decisions). Under the external compactor the listener's note
+// for a CompactFiles output (level unknown) once erased the compactor's
+// hint, and CAZA placed no compaction output at all.
+TEST(BenchTest, CazaPlacesCompactionOutputsUnderEveryCompactionMode) {
+  for (const char* scheme : {"a-caza", "n-caza", "h-caza"}) {
+    BenchConfig c = TinyConfig("fillrandom");
+    c.scheme = scheme;
+    c.num = 30000;
+    if (std::string(scheme) == "h-caza") c.controller_knobs = {{"hybrid_native_free_pct", "90"}};
+    BenchOutput out;
+    Status s = RunBench(c, &out);
+    ASSERT_TRUE(s.ok()) << scheme << ": " << s.ToString();
+    const Json* reasons = At(out.json, "fs.alloc_reasons");
+    ASSERT_NE(reasons, nullptr) << scheme;
+    double caza = 0;
+    for (const char* r : {"caza.partner", "caza.neighbour", "caza.fallback"}) {
+      if (const Json* n = reasons->Find(r)) caza += n->number();
+    }
+    const Json* compactions = At(out.json, "controllers.compactor.metrics.compactions");
+    ASSERT_NE(compactions, nullptr) << scheme;
+    EXPECT_GT(compactions->number(), 0) << scheme;
+    EXPECT_GE(caza, compactions->number()) << scheme << ": compaction outputs reached CAZA without a hint; "
+                                           << reasons->Dump();
+  }
+}
+
 TEST(BenchTest, ZoneAwareControllersNeedTheZonedFileSystem) {
   BenchConfig c = TinyConfig("fillrandom");
   c.fs = "posix";

@@ -25,7 +25,8 @@ class CazaTest : public ::testing::Test {
     f.bytes_per_zone[zone] = size;
     b_.view().files.push_back(f);
   }
-  uint32_t Place(int level, std::string lo, std::string hi) {
+  // The zone CAZA picks for a new SST; *reason gets the decision's reason.
+  uint32_t Place(int level, std::string lo, std::string hi, std::string* reason = nullptr) {
     FileView f;
     f.id = 999;
     f.hints.kind = FileKind::kSst;
@@ -36,6 +37,7 @@ class CazaTest : public ::testing::Test {
     req.file = &f;
     AllocDecision d = NewCazaAllocation(NewLizaAllocation())->Allocate(b_.view(), req);
     EXPECT_EQ(d.action, AllocDecision::Action::kUseZone);
+    if (reason != nullptr) *reason = d.reason;
     return d.zone;
   }
   ViewBuilder b_;
@@ -49,7 +51,9 @@ TEST_F(CazaTest, UpperLevelBusierGoesWithLargestOverlappingUpperFile) {
   Sst(2, 1, "g", "m", 30, 2);  // largest overlapping L1 file
   Sst(3, 1, "x", "z", 90, 3);  // larger, but no overlap
   Sst(4, 3, "a", "z", 5, 4);
-  EXPECT_EQ(Place(2, "c", "k"), 2u);
+  std::string reason;
+  EXPECT_EQ(Place(2, "c", "k", &reason), 2u);
+  EXPECT_EQ(reason, "caza.partner");
 }
 
 TEST_F(CazaTest, LowerLevelBusierGoesWithSmallestOverlappingLowerFile) {
@@ -75,7 +79,13 @@ TEST_F(CazaTest, FallsBackToNearestKeyRangeInTheSameLevel) {
   Sst(1, 2, "a", "b", 10, 3);
   Sst(2, 2, "m", "n", 10, 4);  // just after the new file's range
   Sst(3, 2, "y", "z", 10, 5);
-  EXPECT_EQ(Place(2, "k", "l"), 4u);
+  std::string reason;
+  EXPECT_EQ(Place(2, "k", "l", &reason), 4u);
+  EXPECT_EQ(reason, "caza.neighbour");
+  // No SST of the level or its partner level: LIZA's zone, as CAZA's fallback.
+  b_.view().files.clear();
+  Place(2, "k", "l", &reason);
+  EXPECT_EQ(reason, "caza.fallback");
 }
 
 TEST_F(CazaTest, NonSstFilesGoToLiza) {
@@ -88,6 +98,7 @@ TEST_F(CazaTest, NonSstFilesGoToLiza) {
   AllocDecision liza = NewLizaAllocation()->Allocate(v, req);
   EXPECT_EQ(caza.action, liza.action);
   EXPECT_EQ(caza.zone, liza.zone);
+  EXPECT_STREQ(caza.reason, "caza.unhinted");
 }
 
 }  // namespace zonekv

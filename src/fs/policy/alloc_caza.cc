@@ -65,7 +65,7 @@ class CazaAllocation : public AllocationPolicy {
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
     const FileView* f = req.file;
     if (f == nullptr || f->hints.kind != FileKind::kSst || f->hints.level < 0 || f->hints.smallest_key.empty()) {
-      return fallback_->Allocate(view, req);
+      return Relabel(fallback_->Allocate(view, req), "caza.unhinted");
     }
     const int level = f->hints.level;
     auto score = [&](int l) { return l >= 0 && l < static_cast<int>(view.level_scores.size()) ? view.level_scores[l] : 0.0; };
@@ -83,7 +83,7 @@ class CazaAllocation : public AllocationPolicy {
     std::stable_sort(partners.begin(), partners.end(), [&](const FileView* a, const FileView* b) {
       return upper ? a->size_bytes > b->size_bytes : a->size_bytes < b->size_bytes;
     });
-    if (auto d = FirstUsable(view, partners)) return *d;
+    if (auto d = FirstUsable(view, partners, "caza.partner")) return *d;
 
     // Same level, nearest in key order first.
     std::vector<const FileView*> same;
@@ -107,18 +107,26 @@ class CazaAllocation : public AllocationPolicy {
                                     KeyGap(f->hints.largest_key, same[hi]->hints.smallest_key));
       nearest.push_back(take_lo ? same[--lo] : same[hi++]);
     }
-    if (auto d = FirstUsable(view, nearest)) return *d;
-    return fallback_->Allocate(view, req);
+    if (auto d = FirstUsable(view, nearest, "caza.neighbour")) return *d;
+    return Relabel(fallback_->Allocate(view, req), "caza.fallback");
   }
 
  private:
-  static std::optional<AllocDecision> FirstUsable(const FsView& view, const std::vector<const FileView*>& files) {
+  // The fallback's zone, counted as CAZA's `reason` (an SST without a
+  // compaction hint, or with no usable partner or neighbour zone).
+  static AllocDecision Relabel(AllocDecision d, const char* reason) {
+    if (d.action == AllocDecision::Action::kUseZone) d.reason = reason;
+    return d;
+  }
+
+  static std::optional<AllocDecision> FirstUsable(const FsView& view, const std::vector<const FileView*>& files,
+                                                  const char* reason) {
     for (const FileView* o : files) {
       int64_t z = HomeZone(*o);
       const ZoneView* zone = z < 0 ? nullptr : view.FindZone(static_cast<uint32_t>(z));
       if (zone != nullptr && !zone->full() && !zone->busy && !zone->empty() &&
           zone->state != ZoneState::kOffline && zone->state != ZoneState::kReadOnly) {
-        return UseZone(zone->id);
+        return UseZone(zone->id, reason);
       }
     }
     return std::nullopt;

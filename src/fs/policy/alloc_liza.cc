@@ -59,9 +59,9 @@ class LizaAllocation : public AllocationPolicy {
         cheapest = &z;
       }
     }
-    if (best != nullptr && best_diff < 50) return UseZone(best->id);
-    if (empty != nullptr && ActiveZoneFree(view)) return UseZone(empty->id);
-    if (best != nullptr && best_diff == 50) return UseZone(best->id);
+    if (best != nullptr && best_diff < 50) return UseZone(best->id, "liza.longer_lifetime");
+    if (empty != nullptr && ActiveZoneFree(view)) return UseZone(empty->id, "liza.empty");
+    if (best != nullptr && best_diff == 50) return UseZone(best->id, "liza.same_lifetime");
     return LastResortAllocation(empty, cheapest, any_partial);
   }
 

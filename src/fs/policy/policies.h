@@ -25,7 +25,7 @@ std::unique_ptr<AllocationPolicy> NewCazaAllocation(std::unique_ptr<AllocationPo
 bool IsBlobZone(const ZoneView& zone);
 
 // Shared by the allocation policies (alloc_common.cc).
-AllocDecision UseZone(uint32_t zone);
+AllocDecision UseZone(uint32_t zone, const char* reason = "");
 // Whether an empty zone may be opened without exceeding the active limit.
 bool ActiveZoneFree(const FsView& view);
 // After a policy's own preference and opening an empty zone both failed
