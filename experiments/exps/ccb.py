@@ -104,9 +104,11 @@ def _cell(results, path, digits=3, **match):
 
 
 def _ratio_text(a, b):
+    """How much less (or more) a is than b, in words."""
     if math.isnan(a) or math.isnan(b) or b == 0:
         return "n/a"
-    return "%.0f%%" % (100 * (1 - a / b))
+    r = 1 - a / b
+    return "%.0f%% less" % (100 * r) if r >= 0 else "%.0f%% more" % (-100 * r)
 
 
 def _size_section(results, scale, lines):
@@ -165,8 +167,8 @@ def _size_section(results, scale, lines):
         best = min(valid, key=valid.get)
         mean_peers = sum(valid.values()) / len(valid)
         paper = PAPER["ccb_cpu_reduction_2tb"]
-        lines.append("\nCCB at %d GB: %s less CPU than the cheapest peer (%s), %s less than the peers' mean, "
-                     "%s less than each of %s (paper: 74%% less than the other policies at 2 TB) -> %s.\n"
+        lines.append("\nCCB at %d GB: %s CPU than the cheapest peer (%s), %s than the peers' mean, "
+                     "%s than %s (paper: 74%% less than the other policies at 2 TB) -> %s.\n"
                      % (big, _ratio_text(c, valid[best]), best, _ratio_text(c, mean_peers),
                         " / ".join(_ratio_text(c, valid[p]) for p in PEERS if p in valid),
                         " / ".join(p for p in PEERS if p in valid),
@@ -177,7 +179,7 @@ def _size_section(results, scale, lines):
     cb = _med(results, pol, sweep="size", policy="cost-benefit", x=big)
     fcb = _med(results, pol, sweep="size", policy="fast-cb", x=big)
     if not math.isnan(cb) and not math.isnan(fcb):
-        lines.append("fast-cb vs cost-benefit at %d GB: %s less (paper Fig. 2: 27%% less).\n"
+        lines.append("fast-cb vs cost-benefit at %d GB: %s (paper Fig. 2: 27%% less).\n"
                      % (big, _ratio_text(fcb, cb)))
 
     lines.append("\n## Steady WAF per size: CCB makes cost-benefit's choices\n")
