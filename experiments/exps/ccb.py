@@ -18,8 +18,9 @@ per-byte one, is what the paper measures, so this bends the byte rule).
 
 Cost: every run prefills in bulk (Ftl::FillSequential, one device write per
 zone) and then writes the device's size once (zipfian), the second half of
-which is measured. At the default scale 0.01 one seed is 55 runs, about a
-minute with 2 jobs on 2 idle cores; --seeds=3 for spreads.
+which is measured. At the default scale 0.01 one seed is 60 runs and 88 CPU
+seconds (measured; about a minute with 2 jobs on 2 idle cores, 12 min under a
+load average of 30); --seeds=3 for spreads.
 
 Keys read from `zonekv ftl synth --json` (documented here as README asks):
   results.steady.{waf, maintenance_ns_per_io, selection_ns_per_io, policy_ns_per_io,

@@ -93,6 +93,18 @@ std::string FormatRatio(double r) {
   return buf;
 }
 
+// Counts a user write from its slot reservation to the end of Write.
+class InFlight {
+ public:
+  explicit InFlight(std::atomic<uint32_t>* n) : n_(n) {}
+  ~InFlight() { n_->fetch_sub(1, std::memory_order_release); }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  std::atomic<uint32_t>* n_;
+};
+
 // A spin lock alone on its cache line, so that neighbouring stripes do not
 // share one.
 struct alignas(64) StripeLock {
@@ -159,6 +171,7 @@ class FtlImpl final : public Ftl {
     ZONEKV_RETURN_IF_ERROR(CheckLba(lba, "write"));
     uint32_t zone = kNoZone;
     ZONEKV_RETURN_IF_ERROR(ReserveUserSlot(&zone));
+    InFlight in_flight(&user_slots_in_flight_);
     uint64_t at = 0;
     ZONEKV_RETURN_IF_ERROR(device_->Append(zone, data ? data : zeros_.data(), kFtlBlockBytes, &at));
     const uint64_t pba = PbaAt(at);
@@ -441,8 +454,8 @@ class FtlImpl final : public Ftl {
     return free_.size();
   }
 
-  // Hands out the next slot of the user frontier in *zone, opening a new
-  // zone when it is used up. The writer that opens a zone and leaves
+  // Hands out the next slot of the user frontier in *zone (counted in
+  // user_slots_in_flight_ on success), opening a new zone when it is used up. The writer that opens a zone and leaves
   // gc_low_ or fewer free cleans, unless another thread is cleaning; a
   // writer that finds no free zone cleans or waits for the cleaner.
   Status ReserveUserSlot(uint32_t* zone) ZONEKV_EXCLUDES(fmu_, gc_mu_, pmu_) {
@@ -454,34 +467,48 @@ class FtlImpl final : public Ftl {
         if (user_.zone != kNoZone) {
           *zone = user_.zone;
           if (++user_.reserved == blocks_per_zone_) user_.zone = kNoZone;
+          user_slots_in_flight_.fetch_add(1, std::memory_order_relaxed);
           return Status::OK();
         }
         if (TakeFreeZone(kCleanerReserveZones, zone, &left)) {
           opened = true;
           user_.reserved = 1;
           user_.zone = blocks_per_zone_ == 1 ? kNoZone : *zone;
+          user_slots_in_flight_.fetch_add(1, std::memory_order_relaxed);
         }
       }
-      if (opened) return left <= gc_low_ ? CollectGarbage(false) : Status::OK();
-      ZONEKV_RETURN_IF_ERROR(CollectGarbage(true));
-      if (FreeZones() <= kCleanerReserveZones) return NoFreeZone();
+      if (opened) {
+        Status s = left <= gc_low_ ? CollectGarbage(false, nullptr) : Status::OK();
+        if (!s.ok()) user_slots_in_flight_.fetch_sub(1, std::memory_order_release);  // Write fails
+        return s;
+      }
+      // No free zone for users: clean, or wait for the cleaner. Out of space
+      // only when GC finds no victim while no other write is in flight (an
+      // in-flight write may be about to make a zone full, hence a candidate).
+      bool no_victim = false;
+      ZONEKV_RETURN_IF_ERROR(CollectGarbage(true, &no_victim));
+      if (no_victim && FreeZones() <= kCleanerReserveZones) {
+        if (user_slots_in_flight_.load(std::memory_order_acquire) == 0) return NoFreeZone();
+        std::this_thread::yield();
+      }
     }
   }
 
-  // Cleans until the free pool reaches gc_high_ or the policy has no victim.
-  // With wait=false returns at once if another thread is cleaning.
-  Status CollectGarbage(bool wait) ZONEKV_EXCLUDES(gc_mu_) {
+  // Cleans until the free pool reaches gc_high_ or the policy has no victim
+  // (then *no_victim, if given, is set). With wait=false returns at once if
+  // another thread is cleaning.
+  Status CollectGarbage(bool wait, bool* no_victim) ZONEKV_EXCLUDES(gc_mu_) {
     if (wait) {
       MutexLock lock(&gc_mu_);
-      return CollectLocked();
+      return CollectLocked(no_victim);
     }
     if (!gc_mu_.try_lock()) return Status::OK();
-    Status s = CollectLocked();
+    Status s = CollectLocked(no_victim);
     gc_mu_.unlock();
     return s;
   }
 
-  Status CollectLocked() ZONEKV_REQUIRES(gc_mu_) {
+  Status CollectLocked(bool* no_victim) ZONEKV_REQUIRES(gc_mu_) {
     while (FreeZones() < gc_high_) {
       uint32_t victim = kNoZone;
       {
@@ -491,7 +518,10 @@ class FtlImpl final : public Ftl {
         stats_.selection_ns += CpuSectionNs(s0, ThreadCpuNs());
         if (victim != kNoZone) zones_.SetState(victim, FtlZoneState::kVictim);
       }
-      if (victim == kNoZone) break;
+      if (victim == kNoZone) {
+        if (no_victim != nullptr) *no_victim = true;
+        break;
+      }
       ZONEKV_RETURN_IF_ERROR(Clean(victim));
     }
     return Status::OK();
@@ -612,6 +642,7 @@ class FtlImpl final : public Ftl {
   std::unique_ptr<VictimPolicy> policy_ ZONEKV_GUARDED_BY(pmu_);
   std::vector<uint32_t> filled_ ZONEKV_GUARDED_BY(pmu_);  // slots written per zone
   FtlStats stats_ ZONEKV_GUARDED_BY(pmu_);
+  std::atomic<uint32_t> user_slots_in_flight_{0};  // reserved user slots not yet mapped
   std::atomic<uint64_t> user_reads_{0};
   std::atomic<uint64_t> trims_{0};
 };
