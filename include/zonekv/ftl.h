@@ -27,7 +27,8 @@
 //    policy lock once, for the O(1) zone-table update and policy hook, so
 //    that hook is what concurrent writers contend on (the paper's Fig. 5);
 //    victim selection runs under it too, but only in the cleaner.
-// Thread safety: every public method may be called concurrently.
+// Thread safety: every public method may be called concurrently, except
+// where its comment says otherwise (FillSequential, CheckConsistency).
 #pragma once
 
 #include <cstdint>
@@ -133,7 +134,8 @@ class Ftl {
   // Writes zeros to every logical block once, in LBA order, in bulk (one
   // device write per zone instead of one per block): the state, clock and
   // counters that Write(0 .. logical_blocks() - 1, nullptr) would leave.
-  // InvalidArgument unless nothing was written yet.
+  // InvalidArgument unless nothing was written yet. REQUIRES: no other
+  // call in flight.
   virtual Status FillSequential() = 0;
 
   virtual FtlStats stats() const = 0;
