@@ -110,6 +110,39 @@ def values(results, label, path, **match):
     return out
 
 
+def sweep_values(results, path, **match):
+    """The metric at `path` of every successful run whose keys equal `match`
+    (e.g. sweep="size", policy="ccb", x=100), one value per seed."""
+    out = []
+    for r in ok(results):
+        if all(r.get(k) == v for k, v in match.items()):
+            v = get(r["json"], path)
+            if isinstance(v, (int, float)):
+                out.append(float(v))
+    return out
+
+
+def sweep_median(results, path, **match):
+    """The median of sweep_values (NaN if no run matches)."""
+    xs = sweep_values(results, path, **match)
+    return statistics.median(xs) if xs else float("nan")
+
+
+def sweep_xs(results, sweep):
+    """The sorted x coordinates of the runs of one sweep."""
+    return sorted({r["x"] for r in results if r.get("sweep") == sweep})
+
+
+def median_range_cell(xs, digits=3):
+    """'median [min-max]' over seeds, the median alone for one value."""
+    if not xs:
+        return "n/a"
+    m = statistics.median(xs)
+    if len(xs) == 1:
+        return fmt(m, digits)
+    return "%s [%s-%s]" % (fmt(m, digits), fmt(min(xs), digits), fmt(max(xs), digits))
+
+
 def mean_spread(xs):
     """(mean, standard deviation) of a list; (nan, nan) if empty, spread 0 for one value."""
     if not xs:

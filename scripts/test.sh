@@ -2,7 +2,7 @@
 # Builds zonekv from scratch if needed and runs the fast test suite.
 # Tests labelled `slow` are skipped; run them with: ctest --test-dir build -L slow
 #   ZONEKV_SANITIZE=1 scripts/test.sh   also builds and tests with ASan+UBSan in build-asan/
-#   ZONEKV_TSAN=1 scripts/test.sh       also builds the device and file-system tests with
+#   ZONEKV_TSAN=1 scripts/test.sh       also builds the device, FTL and file-system tests with
 #                                       ThreadSanitizer in build-tsan/ and runs them
 #   ZONEKV_CLANG_TSA=1 scripts/test.sh  also builds src/ with clang and its thread-safety
 #                                       analysis as errors in build-tsa/ (installs clang-14)
@@ -26,11 +26,13 @@ if [ "${ZONEKV_SANITIZE:-0}" = "1" ]; then
 fi
 
 if [ "${ZONEKV_TSAN:-0}" = "1" ]; then
-  # The device tests and the file-system tests that do not run RocksDB.
+  # The device tests, the host FTL's tests (concurrent writers, readers and
+  # GC: tests/ftl/ftl_concurrency_test.cc) and the file-system tests that do
+  # not run RocksDB.
   # RocksDB itself is not built with TSan, so its own synchronization (atomics)
   # would be reported as races: the RocksDB-driven tests (fs_rocksdb_test,
   # fs_crash_test, fs_fill_test, fs_power_loss_test) are left out here.
-  tsan_tests=(tests/device/device_test tests/device/device_conformance_test
+  tsan_tests=(tests/device/device_test tests/device/device_conformance_test tests/ftl/ftl_test
               tests/fs/fs_unit_test tests/fs/fs_engine_test tests/fs/fs_lock_test)
   "$root/scripts/setup.sh"
   cmake -S "$root" -B "$root/build-tsan" -G Ninja -DZONEKV_TSAN=ON >/dev/null

@@ -3,24 +3,32 @@
 // dm-zap, with pluggable GC victim policies (greedy, cost-benefit, fast-cb,
 // approx-cb, fegc, ccb; see "Constant Time Garbage Collection in SSDs").
 //
-// Design (see notes/issue-9.md for the reasoning):
+// Design (see notes/issue-9.md and notes/issue-21.md for the reasoning):
 //  - Mapping lives in RAM only (like dm-zap): Open() resets every zone that
 //    is not empty. L2P maps a logical block to a physical block, P2L the
 //    reverse; a physical block is valid iff its P2L entry is mapped.
 //  - Over-provisioning: op_ratio of the zones (rounded up) is withheld from
-//    the logical address space, as dm-zap's op_rate.
-//  - Two write frontiers: one zone receives user writes, another receives GC
-//    copies. Both are shared by all writer threads.
-//  - GC is foreground: when the user frontier needs a new zone and the free
-//    pool holds <= gc_low_zones zones, the writer cleans victims chosen by the
-//    policy until the pool holds >= gc_high_zones (or no victim is left).
+//    the logical space, as dm-zap's op_rate.
+//  - Two write frontiers: one zone receives user writes (by zone append, so
+//    writers need not take turns at the write pointer), another receives GC
+//    copies (written by the one thread cleaning, in batches).
+//  - GC: when a writer opens a new user zone and the free pool then holds
+//    <= gc_low_zones zones, that writer cleans victims chosen by the policy
+//    until the pool holds >= gc_high_zones (or no victim is left). Other
+//    writers go on writing meanwhile; a writer that finds no free zone waits
+//    for the cleaner.
 //  - Time: the policies' clock is the count of user block writes so far, a
 //    logical clock (FaGC+ style), so runs are deterministic for one thread.
-//  - Concurrency: one spin lock (spin, then yield) serialises every I/O, GC
-//    and the policy hooks, as dm-zap serialises writes. Each I/O takes the
-//    lock once, so a policy's per-I/O critical section is what concurrent
-//    writers contend for.
-// Thread safety: every public method may be called concurrently.
+//  - Locks (in the order they nest): the GC lock (one cleaner at a time);
+//    the user frontier's lock (slot reservation only); 4096 map stripes,
+//    one per LBA residue, guarding L2P[lba] and the P2L entries that name
+//    lba; the free pool's lock; and the policy lock, which guards the zone
+//    table, the policy's structures and the counters. Each write holds the
+//    policy lock once, for the O(1) zone-table update and policy hook, so
+//    that hook is what concurrent writers contend on (the paper's Fig. 5);
+//    victim selection runs under it too, but only in the cleaner.
+// Thread safety: every public method may be called concurrently, except
+// where its comment says otherwise (FillSequential, CheckConsistency).
 #pragma once
 
 #include <cstdint>
@@ -65,14 +73,18 @@ struct FtlOptions {
 
 // Cumulative counters.
 //
-// Timing. Each policy hook runs between two monotonic-clock stamps and is
-// preceded by an empty "control" section timed the same way; maintenance is
-// the hooks' total minus the controls' total, so the timer's own cost and
-// the machine's noise cancel without calibration. A hook or control that
-// took over 10 us was interrupted (preemption, interrupt, hypervisor
-// steal); the pair is dropped and counted in interrupted_sections. Selection is the thread CPU time of victim selection
-// (which may take milliseconds and must not count time descheduled), minus
-// the calibrated cost of reading that clock. lock_wait is wall-clock time.
+// Timing. One in kHookTimingPeriod policy hooks runs between two
+// monotonic-clock stamps and is preceded by an empty "control" section
+// timed the same way; maintenance is the timed hooks' total minus the
+// controls' total, scaled from the timed hooks to all
+// hooks, so the timer's cost and the machine's noise cancel without
+// calibration and the clock is read for a few hooks only. A hook or control
+// that took over 10 us was interrupted (preemption, hypervisor steal); the
+// pair is dropped and counted in interrupted_sections. Selection is the
+// thread CPU time of victim selection (which may take milliseconds and must
+// not count time descheduled), minus the calibrated cost of reading that
+// clock. lock_wait is the wall-clock time writers waited for the policy
+// lock, sampled like the hooks and scaled to all writes.
 struct FtlStats {
   uint64_t user_writes = 0;      // 4 KiB blocks written by users
   uint64_t gc_writes = 0;        // 4 KiB blocks copied by GC
@@ -80,20 +92,26 @@ struct FtlStats {
   uint64_t trims = 0;            // 4 KiB blocks trimmed
   uint64_t gc_victims = 0;       // zones cleaned by GC
   uint64_t zone_resets = 0;      // device zone resets issued by GC
-  uint64_t hook_ns = 0;          // policy hooks (data-structure upkeep), raw
+  uint64_t hook_calls = 0;       // policy hooks called
+  uint64_t hook_samples = 0;     // of them, timed and not interrupted
+  uint64_t hook_ns = 0;          // the timed hooks (data-structure upkeep), raw
   uint64_t hook_control_ns = 0;  // the empty control sections paired with them
   uint64_t selection_ns = 0;     // policy victim selection
-  uint64_t lock_wait_ns = 0;     // time writers waited for the FTL lock
+  uint64_t lock_wait_ns = 0;     // writers' wait for the policy lock (estimated)
   uint64_t interrupted_sections = 0;  // hook timings dropped (see above)
 
   // (user + gc) / user; 1.0 when nothing was written.
   double waf() const;
-  // hook_ns - hook_control_ns, clamped at zero.
-  uint64_t maintenance_ns() const { return hook_ns > hook_control_ns ? hook_ns - hook_control_ns : 0; }
+  // Estimated time in all hooks: (hook_ns - hook_control_ns) scaled from
+  // hook_samples to hook_calls, clamped at zero.
+  uint64_t maintenance_ns() const;
   // Counters accumulated since `earlier` (a snapshot of the same FTL).
   FtlStats Since(const FtlStats& earlier) const;
   Json ToJson() const;
 };
+
+// One in this many policy hooks (and policy-lock acquisitions) is timed.
+constexpr uint32_t kHookTimingPeriod = 8;
 
 class Ftl {
  public:
@@ -113,6 +131,12 @@ class Ftl {
   virtual Status Read(uint64_t lba, char* buf) = 0;
   // Discards one logical block.
   virtual Status Trim(uint64_t lba) = 0;
+  // Writes zeros to every logical block once, in LBA order, in bulk (one
+  // device write per zone instead of one per block): the state, clock and
+  // counters that Write(0 .. logical_blocks() - 1, nullptr) would leave.
+  // InvalidArgument unless nothing was written yet. REQUIRES: no other
+  // call in flight.
+  virtual Status FillSequential() = 0;
 
   virtual FtlStats stats() const = 0;
   // Effective configuration: geometry, zones, policy, watermarks.
@@ -121,7 +145,8 @@ class Ftl {
   // and the policy's data structures.
   virtual Json MemoryJson() const = 0;
   // Checks that L2P, P2L and the per-zone valid counts agree (O(blocks)).
-  // Corruption naming the first disagreement otherwise.
+  // Corruption naming the first disagreement otherwise. REQUIRES: no I/O
+  // in flight.
   virtual Status CheckConsistency() const = 0;
 };
 
@@ -135,7 +160,7 @@ struct SynthOptions {
   uint32_t threads = 1;       // concurrent writer threads, 1..64
   uint64_t writes = 0;        // measured user block writes; 0 = 2x logical blocks
   uint64_t seed = 1;
-  bool prefill = true;        // write every logical block once first (unmeasured)
+  bool prefill = true;        // Ftl::FillSequential() first (unmeasured)
   double hot_fraction = 0.2;  // hotcold: share of the LBAs that are hot
   double hot_access = 0.8;    // hotcold: share of writes going to hot LBAs
   double zipf_theta = 0.99;   // zipfian, ycsb-a: skew
@@ -149,6 +174,7 @@ struct RunResult {
   FtlStats steady;
   uint64_t ops = 0;               // operations issued in the measured phase
   double elapsed_s = 0;           // wall clock of the measured phase
+  double prefill_s = 0;           // wall clock of the prefill (0 without one)
   double process_cpu_s = 0;       // CPU time of the process in the measured phase
   uint64_t timer_overhead_ns = 0;      // per monotonic-clock section, already subtracted
   uint64_t cpu_timer_overhead_ns = 0;  // per thread-CPU-clock section, already subtracted
@@ -182,7 +208,7 @@ std::string FormatMsrLine(const TraceRecord& record);
 
 struct ReplayOptions {
   std::string trace_path;
-  bool prefill = true;   // write every logical block once first (unmeasured)
+  bool prefill = true;   // Ftl::FillSequential() first (unmeasured)
   uint32_t repeat = 1;   // replay the trace this many times
 };
 

@@ -46,6 +46,8 @@
 // argument: the object itself).
 #define ZONEKV_ACQUIRE(...) ZONEKV_TSA(acquire_capability(__VA_ARGS__))
 #define ZONEKV_RELEASE(...) ZONEKV_TSA(release_capability(__VA_ARGS__))
+// On a lock type's try_lock: takes the lock when it returns `b`.
+#define ZONEKV_TRY_ACQUIRE(b, ...) ZONEKV_TSA(try_acquire_capability(b, ##__VA_ARGS__))
 // On a function the analysis cannot follow (a lock type's own
 // implementation): not checked. Every use says why in a comment.
 #define ZONEKV_NO_THREAD_SAFETY_ANALYSIS ZONEKV_TSA(no_thread_safety_analysis)

@@ -102,9 +102,7 @@ Status ReplayMsrTrace(Ftl* ftl, const ReplayOptions& o, RunResult* result, uint6
     return Status::OK();
   }));
   const uint64_t blocks = ftl->logical_blocks();
-  if (o.prefill) {
-    for (uint64_t lba = 0; lba < blocks; lba++) ZONEKV_RETURN_IF_ERROR(ftl->Write(lba, nullptr));
-  }
+  if (o.prefill) ZONEKV_RETURN_IF_ERROR(ftl->FillSequential());
   // Pass 2..: replay.
   MeasuredPhase phase(ftl, writes_per_pass * o.repeat);
   std::vector<char> buf(kFtlBlockBytes);

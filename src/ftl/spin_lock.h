@@ -21,6 +21,10 @@ class ZONEKV_CAPABILITY("mutex") SpinLock {
       }
     }
   }
+  // Takes the lock if it is free; never waits.
+  bool try_lock() ZONEKV_TRY_ACQUIRE(true) {
+    return !flag_.test(std::memory_order_relaxed) && !flag_.test_and_set(std::memory_order_acquire);
+  }
   void unlock() ZONEKV_RELEASE() { flag_.clear(std::memory_order_release); }
 
  private:

@@ -5,7 +5,7 @@
 // whatever data structure makes its selection cheap; the paper's point is
 // that the per-I/O hook cost, not the selection, dominates at scale.
 //
-// Hook contract (all called with the FTL lock held, after the ZoneTable has
+// Hook contract (all called with the FTL's policy lock held, after the ZoneTable has
 // been updated):
 //  - OnZoneFull(z): zone z just became full; it is a candidate from now on.
 //  - OnInvalidate(z, old_valid): a block of candidate z became invalid; its

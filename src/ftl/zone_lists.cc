@@ -2,36 +2,38 @@
 
 namespace zonekv {
 
-ZoneLists::ZoneLists(uint32_t nr_zones, uint32_t nr_lists)
-    : prev_(nr_zones, kNil), next_(nr_zones, kNil), head_(nr_lists, kNil), tail_(nr_lists, kNil) {}
+ZoneLists::ZoneLists(uint32_t nr_zones, uint32_t nr_lists) : links_(nr_zones), ends_(nr_lists) {}
 
 void ZoneLists::Append(uint32_t i, uint32_t z) {
-  prev_[z] = tail_[i];
-  next_[z] = kNil;
-  if (tail_[i] == kNil) {
-    head_[i] = z;
+  Ends& e = ends_[i];
+  links_[z].prev = e.tail;
+  links_[z].next = kNil;
+  if (e.tail == kNil) {
+    e.head = z;
   } else {
-    next_[tail_[i]] = z;
+    links_[e.tail].next = z;
   }
-  tail_[i] = z;
+  e.tail = z;
 }
 
 void ZoneLists::Remove(uint32_t i, uint32_t z) {
-  if (prev_[z] == kNil) {
-    head_[i] = next_[z];
+  Ends& e = ends_[i];
+  const Links l = links_[z];
+  if (l.prev == kNil) {
+    e.head = l.next;
   } else {
-    next_[prev_[z]] = next_[z];
+    links_[l.prev].next = l.next;
   }
-  if (next_[z] == kNil) {
-    tail_[i] = prev_[z];
+  if (l.next == kNil) {
+    e.tail = l.prev;
   } else {
-    prev_[next_[z]] = prev_[z];
+    links_[l.next].prev = l.prev;
   }
-  prev_[z] = next_[z] = kNil;
+  links_[z] = Links{};
 }
 
 uint64_t ZoneLists::MemoryBytes() const {
-  return (prev_.capacity() + next_.capacity() + head_.capacity() + tail_.capacity()) * sizeof(uint32_t);
+  return links_.capacity() * sizeof(Links) + ends_.capacity() * sizeof(Ends);
 }
 
 }  // namespace zonekv

@@ -2,10 +2,11 @@
 // (0..blocks_per_zone), the data structure of greedy and CCB, and
 // ValidCountListsPolicy, the hooks the two share.
 //
-// Links live in two per-zone arrays (4 bytes each), heads and tails in two
-// per-list arrays, so append, remove and "move to the tail of another list"
-// are O(1) and the memory is 8 bytes per zone plus 8 bytes per list, as in
-// the paper. A zone is in at most one list.
+// A zone's two links sit side by side (8 bytes per zone, one cache line
+// touched per zone), as do a list's head and tail (8 bytes per list), so
+// append, remove and "move to the tail of another list" are O(1) and touch
+// the zone, its two neighbours and the new list's tail, as in the paper. A
+// zone is in at most one list.
 #pragma once
 
 #include <cstdint>
@@ -25,13 +26,19 @@ class ZoneLists {
   void Append(uint32_t i, uint32_t z);
   // Removes z from list i. REQUIRES: z is in list i.
   void Remove(uint32_t i, uint32_t z);
-  uint32_t Head(uint32_t i) const { return head_[i]; }
-  uint32_t Next(uint32_t z) const { return next_[z]; }
+  uint32_t Head(uint32_t i) const { return ends_[i].head; }
+  uint32_t Next(uint32_t z) const { return links_[z].next; }
   uint64_t MemoryBytes() const;
 
  private:
-  std::vector<uint32_t> prev_, next_;
-  std::vector<uint32_t> head_, tail_;
+  struct Links {
+    uint32_t prev = kNil, next = kNil;
+  };
+  struct Ends {
+    uint32_t head = kNil, tail = kNil;
+  };
+  std::vector<Links> links_;  // per zone
+  std::vector<Ends> ends_;    // per list
 };
 
 // A victim policy whose candidates sit in lists_, one list per valid-block

@@ -6,7 +6,7 @@
 // invalid blocks (for FeGC's per-block ages). Time is the FTL's logical
 // clock: the number of user block writes so far.
 //
-// Not thread-safe: the FTL mutates it under its lock, policies read it from
+// Not thread-safe: the FTL mutates it under its policy lock, policies read it from
 // their hooks, which run under the same lock.
 #pragma once
 

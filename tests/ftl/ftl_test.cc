@@ -108,20 +108,21 @@ TEST(FtlTest, ConcurrentWritersEachReadBackTheirOwnBlocks) {
   const uint64_t per = f.ftl->logical_blocks() / kThreads;
   std::vector<std::vector<uint64_t>> models(kThreads, std::vector<uint64_t>(per, 0));
   std::vector<std::thread> threads;
-  std::vector<char> ok(kThreads, 1);  // one byte per thread: no shared words
+  std::vector<std::string> errors(kThreads);  // one per thread: no shared words
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
       BlockRandom rng(100 + t);
       for (uint64_t i = 0; i < 2000; i++) {
         uint64_t k = rng.Uniform(per);
         uint64_t lba = t * per + k;
-        if (!f.ftl->Write(lba, Stamp(lba, i + 1).data()).ok()) ok[t] = 0;
+        Status s = f.ftl->Write(lba, Stamp(lba, i + 1).data());
+        if (!s.ok() && errors[t].empty()) errors[t] = s.ToString();
         models[t][k] = i + 1;
       }
     });
   }
   for (auto& th : threads) th.join();
-  for (int t = 0; t < kThreads; t++) EXPECT_TRUE(ok[t]) << "thread " << t;
+  for (int t = 0; t < kThreads; t++) EXPECT_EQ(errors[t], "") << "thread " << t;
   ASSERT_TRUE(f.ftl->CheckConsistency().ok());
   std::vector<char> buf(kFtlBlockBytes), zeros(kFtlBlockBytes, 0);
   for (int t = 0; t < kThreads; t++) {
