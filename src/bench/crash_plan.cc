@@ -103,7 +103,10 @@ std::vector<CrashRunPlan> PlanCrashRuns(const CrashTestOptions& options, uint64_
       const uint64_t eighths[] = {8, 7, 6, 4};  // capacity = size x eighths/8
       g.zone_capacity_bytes = g.zone_size_bytes / 8 * eighths[Pick(&rng, 4)];
       g.nr_zones = static_cast<uint32_t>(31 + 2 * Pick(&rng, 16));  // odd, 31..61
-      g.max_active_zones = static_cast<uint32_t>(2 + Pick(&rng, 13));  // 2..14
+      // ZoneFs keeps one active zone for its journal and one for the
+      // cleaner, and refuses a device that leaves fewer than two for data
+      // (kMinDataActiveZones): 4..14 active. Open zones may be as few as 2.
+      g.max_active_zones = static_cast<uint32_t>(4 + Pick(&rng, 11));  // 4..14
       g.max_open_zones = static_cast<uint32_t>(2 + Pick(&rng, g.max_active_zones - 1));  // 2..active
       image.keys = static_cast<uint32_t>(500 + Pick(&rng, 2501));
       image.scheme = schemes[Pick(&rng, schemes.size())].name;

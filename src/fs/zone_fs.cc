@@ -131,6 +131,21 @@ Status ZoneFs::Impl::Mount() {
                                    std::to_string(data_zones) + " data zones, one is kept for the cleaner");
   }
 
+  // RocksDB keeps its WAL, MANIFEST and info LOG open and writes flush
+  // and compaction outputs beside them; with one active zone for data
+  // (the rest kept for the journal and the cleaner) the second file finds
+  // none and every write fails with NoSpace (found by `zonekv crashtest`).
+  const uint32_t reserved_active = zc_->Cleans() ? 2 : 1;
+  if (!opts_.read_only && geo_.max_active_zones != 0 &&
+      geo_.max_active_zones < reserved_active + kMinDataActiveZones) {
+    return Status::InvalidArgument(
+        "the device allows " + std::to_string(geo_.max_active_zones) + " active zones; zonekv keeps " +
+        std::to_string(reserved_active) + " for its journal" + (zc_->Cleans() ? " and cleaner" : "") +
+        " and needs at least " + std::to_string(kMinDataActiveZones) + " for RocksDB's files, so at least " +
+        std::to_string(reserved_active + kMinDataActiveZones) + " (zc=" + opts_.policy.zc +
+        "); a read-only mount (zonekv fs) still works");
+  }
+
   std::vector<ZoneInfo> infos;
   ZONEKV_RETURN_IF_ERROR(dev_->ReportZones(0, geo_.nr_zones, &infos));
   if (infos.size() != geo_.nr_zones) return Status::IOError("zone report returned " + std::to_string(infos.size()) + " zones");

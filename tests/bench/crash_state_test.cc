@@ -145,7 +145,8 @@ TEST(CrashPlanTest, SameSeedSamePlansAndEveryChoiceIsDrawn) {
   EXPECT_TRUE(short_cap);
   EXPECT_EQ(schemes.size(), AllSchemes().size());
   EXPECT_EQ(faults, (std::set<std::string>{"kill", "powerloss", "ioerror"}));
-  EXPECT_TRUE(active.count(2) && active.count(14));
+  EXPECT_TRUE(active.count(4) && active.count(14));
+  EXPECT_EQ(*active.begin(), 4u);
   // A prefix of the runs is planned the same (the writer plans up to its own run).
   auto prefix = PlanCrashRuns(o, 17);
   EXPECT_EQ(prefix.back().Describe(), a[16].Describe());
