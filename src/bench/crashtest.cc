@@ -302,7 +302,7 @@ Status RunCrashTest(const CrashTestOptions& o, FILE* out, CrashTestResult* resul
     for (const CrashRecord& r : records) next_seq = std::max(next_seq, r.seq + 1);
     const uint64_t verified = failure.empty() ? state->durable() : 0;
     const bool writer_error = plan.fault == CrashFault::kKill ? false : state->failed() > 0;
-    const bool fired = plan.fault != CrashFault::kKill && failure.empty() &&
+    const bool fired = plan.fault != CrashFault::kKill &&
                        ReadWhole(writer_out).find("fault_fired=1") != std::string::npos;
     Json run = plan.ToJson();
     run.Set("ran_s", ran_s).Set("ops", state->issued()).Set("acked", state->acked());
