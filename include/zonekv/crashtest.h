@@ -60,6 +60,7 @@ struct CrashTestResult {
   uint64_t writes_verified = 0;  // acknowledged writes whose effect the checks covered
   uint64_t synced_writes = 0;    // of which synced
   uint64_t keys_checked = 0;
+  uint64_t keys_rolled_back = 0;  // found holding an older value than their last acknowledged write
   uint64_t fault_runs = 0;       // runs ended by power loss or with an I/O error armed
   uint64_t faults_fired = 0;     // of which the fault happened (an armed I/O error may not be reached)
   uint64_t writer_errors = 0;    // fault runs in which RocksDB returned an error to the writer

@@ -183,6 +183,19 @@ std::vector<std::vector<KeyVersion>> ExpectedState::Acceptable() const {
   return ok;
 }
 
+std::vector<KeyVersion> ExpectedState::Latest() const {
+  std::vector<KeyVersion> latest = base_;
+  for (const Op& op : ops_) {
+    if (op.outcome != Op::kAcked) continue;
+    const CrashRecord& r = op.rec;
+    const uint32_t end = r.type == CrashRecord::kDeleteRange ? std::min<uint32_t>(r.end, keys()) : r.begin + 1;
+    for (uint32_t k = r.begin; k < end && k < keys(); k++) {
+      latest[k] = r.type == CrashRecord::kPut ? KeyVersion{r.seq, r.len} : KeyVersion{};
+    }
+  }
+  return latest;
+}
+
 uint64_t ExpectedState::acked() const {
   uint64_t n = 0;
   for (const Op& op : ops_) n += op.outcome == Op::kAcked;

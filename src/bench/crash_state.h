@@ -60,6 +60,9 @@ class ExpectedState {
 
   // What each key may hold after this run's crash (see crashtest.h).
   std::vector<std::vector<KeyVersion>> Acceptable() const;
+  // What each key would hold had every acknowledged write survived: keys
+  // read back otherwise lost unsynced writes (evidence that the crash bit).
+  std::vector<KeyVersion> Latest() const;
   // The run's database as read back becomes the base of the next run.
   void Rebase(std::vector<KeyVersion> actual) { base_ = std::move(actual); }
 

@@ -105,6 +105,7 @@ bool WaitUntil(pid_t pid, Clock::time_point deadline, int* status) {
 
 struct RunCheck {
   uint64_t keys_checked = 0;
+  uint64_t keys_rolled_back = 0;  // holding other than their last acknowledged write
   std::vector<KeyVersion> actual;
 };
 
@@ -174,6 +175,8 @@ Status CheckRun(const CrashRunPlan& plan, const std::string& image, const Expect
     }
   }
   if (!it->status().ok()) return Status::Corruption("scan: " + it->status().ToString());
+  const std::vector<KeyVersion> latest = state.Latest();
+  for (uint32_t k = 0; k < state.keys(); k++) out->keys_rolled_back += !(latest[k] == out->actual[k]);
   if (seen != present) {
     return Status::Corruption("the scan returns " + std::to_string(seen) + " keys, Get found " +
                               std::to_string(present));
@@ -307,7 +310,7 @@ Status RunCrashTest(const CrashTestOptions& o, FILE* out, CrashTestResult* resul
     Json run = plan.ToJson();
     run.Set("ran_s", ran_s).Set("ops", state->issued()).Set("acked", state->acked());
     run.Set("acked_synced", state->acked_synced()).Set("failed", state->failed()).Set("writes_verified", verified);
-    run.Set("keys_checked", check.keys_checked).Set("fault_fired", fired).Set("ok", failure.empty());
+    run.Set("keys_checked", check.keys_checked).Set("keys_rolled_back", check.keys_rolled_back).Set("fault_fired", fired).Set("ok", failure.empty());
     if (!failure.empty()) run.Set("failure", failure);
     runs.Push(run);
     std::fprintf(out, "kill %llu/%llu image %llu %s%s: %.1fs, ops %llu acked %llu synced %llu failed %llu, %s\n",
@@ -318,7 +321,8 @@ Status RunCrashTest(const CrashTestOptions& o, FILE* out, CrashTestResult* resul
                  static_cast<unsigned long long>(state->acked_synced()),
                  static_cast<unsigned long long>(state->failed()),
                  failure.empty() ? ("verified " + std::to_string(verified) + " writes, " +
-                                    std::to_string(check.keys_checked) + " keys: ok")
+                                    std::to_string(check.keys_checked) + " keys (" +
+                                    std::to_string(check.keys_rolled_back) + " rolled back): ok")
                                        .c_str()
                                  : ("FAILED: " + failure).c_str());
     std::fflush(out);
@@ -332,6 +336,7 @@ Status RunCrashTest(const CrashTestOptions& o, FILE* out, CrashTestResult* resul
     result->writes_verified += verified;
     result->synced_writes += state->acked_synced();
     result->keys_checked += check.keys_checked;
+    result->keys_rolled_back += check.keys_rolled_back;
     result->writer_errors += writer_error;
     result->faults_fired += fired;
     result->fault_runs += plan.fault != CrashFault::kKill;
@@ -342,16 +347,20 @@ Status RunCrashTest(const CrashTestOptions& o, FILE* out, CrashTestResult* resul
   Json summary = Json::Object();
   summary.Set("kills", result->kills).Set("writes_verified", result->writes_verified);
   summary.Set("synced_writes", result->synced_writes).Set("keys_checked", result->keys_checked);
+  summary.Set("keys_rolled_back", result->keys_rolled_back);
   summary.Set("fault_runs", result->fault_runs).Set("faults_fired", result->faults_fired);
   summary.Set("writer_errors", result->writer_errors).Set("failures", static_cast<uint64_t>(result->failures.size()));
   summary.Set("seconds", total_s);
   result->json.Set("config", config).Set("runs", runs).Set("summary", summary);
   std::fprintf(out,
-               "crashtest: %llu kills, %llu writes verified (%llu synced), %llu keys checked, %llu fault runs "
-               "(%llu fired, %llu with errors seen by the writer), %zu failures, %.0f s\n",
+               "crashtest: %llu kills, %llu writes verified (%llu synced), %llu keys checked (%llu rolled back to "
+               "an older write), %llu fault runs (%llu fired, %llu with errors seen by the writer), %zu failures, "
+               "%.0f s\n",
                static_cast<unsigned long long>(result->kills), static_cast<unsigned long long>(result->writes_verified),
                static_cast<unsigned long long>(result->synced_writes),
-               static_cast<unsigned long long>(result->keys_checked), static_cast<unsigned long long>(result->fault_runs),
+               static_cast<unsigned long long>(result->keys_checked),
+               static_cast<unsigned long long>(result->keys_rolled_back),
+               static_cast<unsigned long long>(result->fault_runs),
                static_cast<unsigned long long>(result->faults_fired),
                static_cast<unsigned long long>(result->writer_errors), result->failures.size(), total_s);
   if (result->failures.empty()) {

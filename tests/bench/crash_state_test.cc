@@ -59,6 +59,10 @@ TEST(CrashStateTest, ASyncedAckMakesEveryEarlierAckDurable) {
   EXPECT_EQ(st.acked(), 3u);
   EXPECT_EQ(st.acked_synced(), 1u);
   EXPECT_EQ(st.durable(), 2u);
+  std::vector<KeyVersion> latest = st.Latest();  // every acknowledged write
+  EXPECT_EQ(latest[0].seq, 3u);
+  EXPECT_EQ(latest[1].seq, 2u);
+  EXPECT_EQ(latest[2].seq, 0u);  // the put in flight is not acknowledged
 }
 
 TEST(CrashStateTest, ASyncedDeleteMustStayDeletedUnlessPutAgain) {

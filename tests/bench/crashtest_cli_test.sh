@@ -23,6 +23,7 @@ rc=$?
 check "a clean campaign exits 0 (got $rc)" [ $rc -eq 0 ]
 check "one line per kill" [ "$(grep -c '^kill ' "$dir/out")" -eq 6 ]
 check "summary names 6 kills" grep -q '^crashtest: 6 kills, [1-9][0-9]* writes verified' "$dir/out"
+check "summary counts rolled-back keys" grep -q 'rolled back to an older write' "$dir/out"
 check "the JSON has the summary" grep -q '"writes_verified"' "$dir/ok.json"
 check "the directory it made is removed" [ ! -e "$dir/ok" ]
 [ $fail -eq 0 ] || cat "$dir/out"
