@@ -200,8 +200,8 @@ uint64_t FirstOfImage(const std::vector<CrashRunPlan>& plans, uint64_t i) {
 }  // namespace
 
 Status CrashTestOptions::Validate() const {
-  if (kills == 0) return Status::InvalidArgument("--kills must be at least 1");
-  if (duration_ms < 10) return Status::InvalidArgument("--duration must be at least 10ms");
+  if (kills == 0 || kills > 1000000) return Status::InvalidArgument("--kills must be from 1 to 1000000");
+  if (duration_ms < 10 || duration_ms > 3600 * 1000) return Status::InvalidArgument("--duration must be from 10ms to 3600s");
   if (first_kill >= kills) return Status::InvalidArgument("--first_kill must be below --kills");
   for (const std::string& f : faults) {
     CrashFault k;

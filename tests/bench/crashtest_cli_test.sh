@@ -37,7 +37,7 @@ check "the failure says how to reproduce" grep -q 'reproduce with: zonekv crasht
 check "the image is kept" sh -c "ls '$dir'/lost/image-*.img >/dev/null"
 [ $fail -eq 0 ] || cat "$dir/lost.out"
 
-for bad in --kills=0 --duration=abc --faults=bogus --first_kill=50; do
+for bad in --kills=0 --kills=2000000 --duration=abc --duration=2h --faults=bogus --first_kill=50; do
   "$zonekv" crashtest $bad >"$dir/err" 2>&1
   rc=$?
   check "$bad exits 2 (got $rc)" [ $rc -eq 2 ]
