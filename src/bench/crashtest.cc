@@ -39,12 +39,18 @@ std::string ReadWhole(const std::string& path) {
   return ss.str();
 }
 
+// The last `n` lines of the file at `path` ("" if it is empty or missing).
 std::string LastLines(const std::string& path, int n) {
   std::string all = ReadWhole(path);
   while (!all.empty() && all.back() == '\n') all.pop_back();
-  size_t pos = all.size();
-  for (int i = 0; i < n && pos != std::string::npos && pos > 0; i++) pos = all.rfind('\n', pos - 1);
-  return pos == std::string::npos ? all : all.substr(pos + 1);
+  size_t start = all.size();
+  for (int i = 0; i < n && start > 0; i++) {
+    const size_t nl = all.rfind('\n', start - 1);
+    start = nl == std::string::npos ? 0 : nl;
+    if (nl == std::string::npos) break;
+  }
+  if (start < all.size() && all[start] == '\n') start++;
+  return all.empty() ? "(no output)" : all.substr(start);
 }
 
 std::string Join(const std::vector<std::string>& v) {
