@@ -10,7 +10,10 @@
 //    earlier writes durable too). SimulatePowerLoss() then drops every write
 //    that was not durable: each zone's write pointer goes back to its last
 //    durable point (the data up to it is kept), and open zones become closed
-//    (or empty), as after a power cycle.
+//    (or empty), as after a power cycle. SimulatePowerLoss(rng) tears the
+//    lost writes instead: each zone keeps, past its durable point, a random
+//    number of whole blocks of what was written (the cache wrote back part
+//    of it in order before the power went).
 //
 //  - A gate, for tests of concurrency without timing: HoldNext(op, zone)
 //    makes the next command of kind `op` (on `zone`, or on any zone) wait,
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "zonekv/mutex.h"
+#include "zonekv/random.h"
 #include "zonekv/zoned_device.h"
 
 namespace zonekv {
@@ -70,8 +74,10 @@ class FaultDevice final : public ZonedDevice {
   void SetVolatileCache(bool on);
   // Drops all writes that are not durable (see above). IOError if the wrapped
   // device fails while zones are rolled back.
+  // With `torn`, each zone keeps a prefix of its lost writes, a whole
+  // number of blocks drawn from *torn (so the same seed tears the same way).
   // REQUIRES: no other command is in flight on this device.
-  Status SimulatePowerLoss();
+  Status SimulatePowerLoss(SplitMix64* torn = nullptr);
 
   const DeviceGeometry& geometry() const override { return base_->geometry(); }
   std::string name() const override { return "fault(" + base_->name() + ")"; }

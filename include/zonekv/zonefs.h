@@ -74,6 +74,11 @@ class EventListener;
 
 namespace zonekv {
 
+// Active zones a read-write mount needs for data, besides the one kept for
+// the metadata journal and (with a cleaning policy) the one for the
+// cleaner: a device with fewer max_active_zones is refused (InvalidArgument).
+constexpr uint32_t kMinDataActiveZones = 2;
+
 struct ZoneFsOptions {
   FsPolicyOptions policy;
   uint32_t meta_zones = 3;                  // zones reserved for metadata (>= 2), at the device start

@@ -81,32 +81,7 @@ class ZoneFsStorage : public BenchStorage {
   rocksdb::Env* env() override { return env_.get(); }
   std::string db_path() const override { return "/db"; }
   void AddListeners(rocksdb::Options* options) override { options->listeners.push_back(fs_->listener()); }
-  FsHooks Hooks() override {
-    std::shared_ptr<ZoneFs> fs = fs_;
-    FsHooks h;
-    h.view = [fs](ViewFiles files) { return fs->View(files); };
-    h.job_hints = [fs](const CompactionJobHint* job) {
-      if (job == nullptr) {
-        ZoneFs::ClearThreadJobHint();
-        return;
-      }
-      fs->SetLevelScores(job->level_scores);
-      FileHints h;
-      h.kind = FileKind::kSst;
-      h.job = static_cast<int>(job->job_id);
-      h.level = job->output_level;
-      h.smallest_key = job->smallest_key;
-      h.largest_key = job->largest_key;
-      ZoneFs::SetThreadJobHint(h);
-    };
-    h.set_blob_gc_target = [fs](uint64_t max_number, uint64_t reserve_bytes) {
-      fs->SetBlobGcTarget(max_number, reserve_bytes);
-    };
-    h.set_reclaimer = [fs](std::shared_ptr<SpaceReclaimer> r) { fs->SetSpaceReclaimer(std::move(r)); };
-    h.mark_reclaiming_thread = [](bool on) { ZoneFs::SetThreadReclaiming(on); };
-    h.set_new_data_rate = [fs](uint64_t bytes_per_sec) { fs->SetNewDataRate(bytes_per_sec); };
-    return h;
-  }
+  FsHooks Hooks() override { return ZoneFsHooks(fs_); }
 
   StorageSample Sample() override {
     // Stats() costs O(zones) under the file system's lock; View() would
@@ -196,6 +171,32 @@ Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_p
 }
 
 }  // namespace
+
+FsHooks ZoneFsHooks(std::shared_ptr<ZoneFs> fs) {
+  FsHooks h;
+  h.view = [fs](ViewFiles files) { return fs->View(files); };
+  h.job_hints = [fs](const CompactionJobHint* job) {
+    if (job == nullptr) {
+      ZoneFs::ClearThreadJobHint();
+      return;
+    }
+    fs->SetLevelScores(job->level_scores);
+    FileHints h;
+    h.kind = FileKind::kSst;
+    h.job = static_cast<int>(job->job_id);
+    h.level = job->output_level;
+    h.smallest_key = job->smallest_key;
+    h.largest_key = job->largest_key;
+    ZoneFs::SetThreadJobHint(h);
+  };
+  h.set_blob_gc_target = [fs](uint64_t max_number, uint64_t reserve_bytes) {
+    fs->SetBlobGcTarget(max_number, reserve_bytes);
+  };
+  h.set_reclaimer = [fs](std::shared_ptr<SpaceReclaimer> r) { fs->SetSpaceReclaimer(std::move(r)); };
+  h.mark_reclaiming_thread = [](bool on) { ZoneFs::SetThreadReclaiming(on); };
+  h.set_new_data_rate = [fs](uint64_t bytes_per_sec) { fs->SetNewDataRate(bytes_per_sec); };
+  return h;
+}
 
 Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts) {
   if (key == "reserve_zones") {

@@ -22,6 +22,8 @@ struct Options;
 
 namespace zonekv {
 
+class ZoneFs;
+
 // One time-series sample of the storage.
 struct StorageSample {
   double free_ratio = 0;       // ZenFS definition (posix: free / total of the file system)
@@ -76,6 +78,9 @@ class BenchStorage {
   // emulation, a real device, posix).
   virtual double SustainedWriteBytesPerSec() const = 0;
 };
+
+// What the controllers may ask of a mounted ZoneFs (every member set).
+FsHooks ZoneFsHooks(std::shared_ptr<ZoneFs> fs);
 
 // Opens config.fs ("zonekv": formats and mounts a file system on
 // config.device_spec with the scheme's and the flags' knobs; "posix":

@@ -162,13 +162,23 @@ Status FaultDevice::Flush() {
   return Status::OK();
 }
 
-Status FaultDevice::SimulatePowerLoss() {
+Status FaultDevice::SimulatePowerLoss(SplitMix64* torn) {
   std::vector<ZoneInfo> zones;
   ZONEKV_RETURN_IF_ERROR(base_->ReportZones(0, geometry().nr_zones, &zones));
   std::vector<uint64_t> durable;
   {
     MutexLock l(&mu_);
     durable = durable_wp_;
+  }
+  if (torn != nullptr) {
+    // The cache wrote back a block-granular prefix of each zone's lost data.
+    const uint64_t block = geometry().block_size;
+    for (const ZoneInfo& z : zones) {
+      const uint64_t from = std::max(durable[z.id], z.start_bytes);
+      if (z.wp_bytes <= from) continue;
+      const uint64_t lost_blocks = (z.wp_bytes - from) / block;
+      durable[z.id] = from + (torn->Next() % (lost_blocks + 1)) * block;
+    }
   }
   // Power cycle: open zones close first, so rollbacks find free resources.
   for (const ZoneInfo& z : zones) {

@@ -107,6 +107,7 @@ Status ZoneFs::Impl::Mount() {
   ZONEKV_RETURN_IF_ERROR(MakeFsPolicies(opts_.policy, &policies));
   alloc_ = std::move(policies.alloc);
   blob_alloc_ = std::move(policies.blob_alloc);
+  const bool cleans = policies.zc->Cleans();  // (zc_ is read under mu_)
   zc_ = std::move(policies.zc);
   reset_ = std::move(policies.reset);
   finish_ = std::move(policies.finish);
@@ -129,6 +130,21 @@ Status ZoneFs::Impl::Mount() {
   if (reserve_zones_ + 2 > data_zones) {
     return Status::InvalidArgument("reserve_zones " + std::to_string(reserve_zones_) + " leaves no zone for data: the device has " +
                                    std::to_string(data_zones) + " data zones, one is kept for the cleaner");
+  }
+
+  // RocksDB keeps its WAL, MANIFEST and info LOG open and writes flush
+  // and compaction outputs beside them; with one active zone for data
+  // (the rest kept for the journal and the cleaner) the second file finds
+  // none and every write fails with NoSpace (found by `zonekv crashtest`).
+  const uint32_t reserved_active = cleans ? 2 : 1;
+  if (!opts_.read_only && geo_.max_active_zones != 0 &&
+      geo_.max_active_zones < reserved_active + kMinDataActiveZones) {
+    return Status::InvalidArgument(
+        "the device allows " + std::to_string(geo_.max_active_zones) + " active zones; zonekv keeps " +
+        std::to_string(reserved_active) + " for its journal" + (cleans ? " and cleaner" : "") +
+        " and needs at least " + std::to_string(kMinDataActiveZones) + " for RocksDB's files, so at least " +
+        std::to_string(reserved_active + kMinDataActiveZones) + " (zc=" + opts_.policy.zc +
+        "); a read-only mount (zonekv fs) still works");
   }
 
   std::vector<ZoneInfo> infos;
@@ -202,7 +218,6 @@ Status ZoneFs::Impl::Mount() {
   ZONEKV_RETURN_IF_ERROR(journal_->Roll(snapshot.EncodeSnapshot()));
   l.lock();
   NoteJournalPosLocked();
-  const bool cleans = zc_->Cleans();
   // A device filled up to its reserve (the last mount ended in NoSpace, or
   // nearly): let RocksDB recover, delete and compact into the reserve.
   UpdateRecoveryModeLocked(/*nospace=*/false, /*at_mount=*/true);

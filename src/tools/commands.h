@@ -17,6 +17,9 @@ int BenchCommand(int argc, char** argv);
 int ExperimentCommand(int argc, char** argv);
 int FtlCommand(int argc, char** argv);
 int RunCommand(int argc, char** argv);
+int CrashTestCommand(int argc, char** argv);
+// The crash test's writer process (`zonekv __crashtest_writer`, not listed).
+int CrashTestWriterCommand(int argc, char** argv);
 
 // One subcommand of a command: "create" of `zonekv device`.
 struct Subcommand {

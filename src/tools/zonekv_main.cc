@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"bench", zonekv::BenchCommand, "run a db_bench or YCSB workload on RocksDB over zonekv"},
     {"experiment", zonekv::ExperimentCommand, "run a named set of benchmarks and write results and figures"},
     {"run", zonekv::RunCommand, "run stock db_bench, ldb or sst_dump with --fs_uri=zonekv://DEVICE"},
+    {"crashtest", zonekv::CrashTestCommand, "kill and fault a RocksDB writer at random, check what survives"},
 };
 
 void Usage(FILE* out) {
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     Usage(stdout);
     return 0;
   }
+  if (name == "__crashtest_writer") return zonekv::CrashTestWriterCommand(argc, argv);
   for (const auto& c : kCommands) {
     if (name == c.name) return c.run(argc, argv);
   }

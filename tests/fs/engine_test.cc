@@ -30,6 +30,36 @@ uint64_t ValidBytes(const FsView& v) {
   return n;
 }
 
+// Found by `zonekv crashtest`: with max_active 3 and a cleaning policy,
+// one active zone was left for data, and RocksDB's second open file (the
+// MANIFEST beside the WAL) failed with NoSpace at once. A read-write mount
+// now refuses such a device and says why; read-only mounts still work.
+TEST(EngineTest, MountRefusesTooFewActiveZonesForData) {
+  for (uint32_t active : {2u, 3u, 4u}) {
+    auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=" + std::to_string(active) +
+                              ",max_active=" + std::to_string(active));
+    ZoneFsOptions opts;
+    opts.policy.zc = "greedy";  // cleans: one active zone for the journal, one for the cleaner
+    ASSERT_TRUE(ZoneFs::Format(dev.get(), opts).ok());
+    std::shared_ptr<ZoneFs> fs;
+    Status s = ZoneFs::Mount(dev, opts, &fs);
+    if (active >= 2 + kMinDataActiveZones) {
+      EXPECT_TRUE(s.ok()) << active << ": " << s.ToString();
+      continue;
+    }
+    EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << active << ": " << s.ToString();
+    EXPECT_NE(s.message().find("allows " + std::to_string(active) + " active zones"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("at least 4"), std::string::npos) << s.message();
+    ZoneFsOptions ro = opts;
+    ro.read_only = true;
+    EXPECT_TRUE(ZoneFs::Mount(dev, ro, &fs).ok()) << active;
+    fs.reset();
+    opts.policy.zc = "off";  // no cleaner: the journal's zone only
+    s = ZoneFs::Mount(dev, opts, &fs);
+    EXPECT_EQ(s.ok(), active >= 1 + kMinDataActiveZones) << active << ": " << s.ToString();
+  }
+}
+
 TEST(EngineTest, AccountingResetAndRemount) {
   auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=6,max_active=6");
   ZoneFsOptions opts;

@@ -85,4 +85,23 @@ TEST(LizaTest, ReusesAnyPartialZoneWhenNoEmptyZoneIsLeft) {
   EXPECT_EQ(d.zone, 1u);
 }
 
+// Found by `zonekv crashtest` (baza+, max_active 4: two active zones for
+// data): after a power loss two closed blob zones held both active
+// resources; LIZA, which keeps other files out of blob zones, finished
+// neither and the MANIFEST got NoSpace with 52 MiB free.
+TEST(LizaTest, FinishesABlobZoneWhenBlobZonesHoldEveryActiveResource) {
+  ViewBuilder b;
+  b.Zone(kCap / 2, kCap / 2, Lifetime::kShort).ybiz = 3;
+  b.Zone(kCap - 8192, kCap - 8192, Lifetime::kShort).ybiz = 5;  // least remaining
+  b.Zone(0, 0);
+  b.view().max_active_zones = 2;
+  FileView f;
+  f.hints.lifetime = Lifetime::kNotSet;  // a MANIFEST
+  AllocRequest req;
+  req.file = &f;
+  AllocDecision d = NewLizaAllocation(/*avoid_blob_zones=*/true)->Allocate(b.view(), req);
+  EXPECT_EQ(d.action, AllocDecision::Action::kFinishZone);
+  EXPECT_EQ(d.zone, 1u);
+}
+
 }  // namespace zonekv

@@ -5,7 +5,7 @@
 // is used at once. Otherwise a fresh empty zone is opened if an active
 // resource is free; without one, a same-lifetime zone (diff 50) is reused,
 // and failing that the active zone with the least remaining capacity is
-// finished to free a resource. Departures from ZenFS, each to avoid a hang
+// finished to free a resource (a blob zone only if no other is active). Departures from ZenFS, each to avoid a hang
 // or a needless failure: when no empty zone is left, any partially written
 // zone is reused rather than failing; when nothing can be finished the
 // decision is NoSpace instead of ZenFS's busy loop. When blob files have an
@@ -37,6 +37,7 @@ class LizaAllocation : public AllocationPolicy {
     const ZoneView* any_partial = nullptr;
     const ZoneView* empty = nullptr;
     const ZoneView* cheapest = nullptr;  // active, non-busy, least remaining
+    const ZoneView* cheapest_blob = nullptr;  // the same among the blob zones kept out of
     for (const auto& z : view.zones) {
       if (z.busy || z.state == ZoneState::kOffline || z.state == ZoneState::kReadOnly) continue;
       if (z.empty()) {
@@ -47,6 +48,9 @@ class LizaAllocation : public AllocationPolicy {
       if (avoid_blob_zones_ && z.ybiz > 0) {
         // Blob zones are a last resort only (below): no empty zone left.
         if (any_partial == nullptr || z.remaining_bytes() > any_partial->remaining_bytes()) any_partial = &z;
+        if (IsActive(z.state) && (cheapest_blob == nullptr || z.remaining_bytes() < cheapest_blob->remaining_bytes())) {
+          cheapest_blob = &z;
+        }
         continue;
       }
       int d = LifetimeDiff(z.lifetime, lt);
@@ -62,7 +66,10 @@ class LizaAllocation : public AllocationPolicy {
     if (best != nullptr && best_diff < 50) return UseZone(best->id, "liza.longer_lifetime");
     if (empty != nullptr && ActiveZoneFree(view)) return UseZone(empty->id, "liza.empty");
     if (best != nullptr && best_diff == 50) return UseZone(best->id, "liza.same_lifetime");
-    return LastResortAllocation(empty, cheapest, any_partial);
+    // When blob zones hold every active resource, finish one of them: with
+    // only other zones as finish candidates, an empty zone could never be
+    // opened (NoSpace with the device mostly free; found by zonekv crashtest).
+    return LastResortAllocation(empty, cheapest != nullptr ? cheapest : cheapest_blob, any_partial);
   }
 
  private:
