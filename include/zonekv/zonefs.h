@@ -154,6 +154,12 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // pointer, no two extents overlapping, per-zone valid bytes equal to the
   // sum of the extents in it. Returns every problem (empty = clean).
   std::vector<FsckProblem> Fsck() const;
+  // What the mount repaired, one sentence each: a file whose journal record
+  // outlived its data in a power loss with a volatile write cache (the
+  // record reached the media, the data did not, and the sync that wrote both
+  // was never acknowledged) is cut at the zone's write pointer, in memory
+  // (read-only) or for good (read-write: the snapshot the mount writes).
+  std::vector<std::string> MountRepairs() const;
   // RocksDB's compaction score per level, copied into every FsView from now
   // on (FsView::level_scores, used by CAZA). Supplied by whoever watches
   // the DB (the compactor or the benchmark runner).

@@ -173,6 +173,7 @@ Status ZoneFs::Impl::Mount() {
                                 std::to_string(names_[f->meta.name]->meta.id) + " and " + std::to_string(id) + ")");
       continue;
     }
+    DropUnwrittenTailLocked(f);
     for (size_t i = 0; i < f->meta.extents.size(); i++) {
       const Extent& e = f->meta.extents[i];
       std::string where = "file " + f->meta.name + " extent " + std::to_string(i) + " [zone " + std::to_string(e.zone) +
@@ -225,6 +226,33 @@ Status ZoneFs::Impl::Mount() {
   RuntimeReset();
   if (cleans) cleaner_ = std::thread([this] { CleanerLoop(); });
   return Status::OK();
+}
+
+void ZoneFs::Impl::DropUnwrittenTailLocked(FileRecord* f) {
+  std::vector<Extent>& ext = f->meta.extents;
+  for (size_t i = 0; i < ext.size(); i++) {
+    const Extent& e = ext[i];
+    // Extents outside the data zones or misaligned are the mount's problems
+    // to report, not a tail to drop.
+    if (e.zone < meta_zones_ || e.zone >= geo_.nr_zones || e.offset_bytes % bs_ != 0) return;
+    const uint64_t wp = zones_[e.zone].wp_bytes;
+    if (e.offset_bytes + RoundUp(e.length_bytes, bs_) <= wp) continue;
+    // The file's durable content ends here: keep what lies below the write
+    // pointer (wp is block aligned, so this is less than the extent) and
+    // nothing written after it.
+    const uint64_t kept = wp > e.offset_bytes ? wp - e.offset_bytes : 0;
+    uint64_t dropped = e.length_bytes - kept;
+    for (size_t j = i + 1; j < ext.size(); j++) dropped += ext[j].length_bytes;
+    const std::string note = "file " + f->meta.name + ": the last " + std::to_string(dropped) +
+                             " bytes, past the write pointer " + std::to_string(wp) + " of zone " +
+                             std::to_string(e.zone) + ", were never durable (a sync cut by a power loss, "
+                             "never acknowledged) and are dropped";
+    ext[i].length_bytes = kept;
+    ext.resize(kept > 0 ? i + 1 : i);
+    f->meta.size_bytes = f->meta.size_bytes > dropped ? f->meta.size_bytes - dropped : 0;
+    mount_repairs_.push_back(note);
+    return;
+  }
 }
 
 void ZoneFs::Impl::Shutdown() {
@@ -727,6 +755,7 @@ bool ThreadReclaiming() { return t_reclaiming; }
 void ZoneFs::SetThreadReclaiming(bool on) { t_reclaiming = on; }
 ZoneFsStats ZoneFs::Stats() const { return impl_->Stats(); }
 std::vector<FsckProblem> ZoneFs::Fsck() const { return impl_->Fsck(); }
+std::vector<std::string> ZoneFs::MountRepairs() const { return impl_->mount_repairs(); }
 std::vector<FileExtents> ZoneFs::Files() const { return impl_->Files(); }
 Json ZoneFs::Dump() const { return impl_->Dump(); }
 

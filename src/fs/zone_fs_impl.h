@@ -252,6 +252,7 @@ class ZoneFs::Impl {
   void SetLevelScores(std::vector<double> scores) ZONEKV_EXCLUDES(mu_);
   ZoneFsStats Stats() const ZONEKV_EXCLUDES(mu_);
   std::vector<FsckProblem> Fsck() const ZONEKV_EXCLUDES(mu_);
+  std::vector<std::string> mount_repairs() const { return mount_repairs_; }  // written by Mount only
   std::vector<FileExtents> Files() const ZONEKV_EXCLUDES(mu_);
   Json Dump() const ZONEKV_EXCLUDES(mu_);
   // Journals the tails of all files open for writing and makes every
@@ -301,6 +302,10 @@ class ZoneFs::Impl {
   void FreeExtentsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void AddExtentLocked(FileRecord* f, const Extent& e) ZONEKV_REQUIRES(mu_);
   void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  // Mount: cuts a file at its first extent that runs past its zone's write
+  // pointer (a journal record that outlived its data in a power loss; the
+  // sync was never acknowledged) and notes it in mount_repairs_.
+  void DropUnwrittenTailLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void CountZonesLocked(uint32_t* open, uint32_t* active) const ZONEKV_REQUIRES(mu_);
   // Of a device limit on open or active zones, what data writers may use.
   uint32_t DataLimitLocked(uint32_t device_limit) const ZONEKV_REQUIRES(mu_);
@@ -386,6 +391,7 @@ class ZoneFs::Impl {
   const uint32_t bs_;
   uint32_t meta_zones_ = 0;
   std::vector<std::string> mount_problems_;
+  std::vector<std::string> mount_repairs_;  // written by Mount only (DropUnwrittenTailLocked)
   const std::chrono::steady_clock::time_point start_;
 
   mutable FsMutex mu_;

@@ -198,11 +198,14 @@ int Fsck(int argc, char** argv) {
   if (c.json) {
     Json arr = Json::Array();
     for (const auto& p : problems) arr.Push(p.message);
+    Json repairs = Json::Array();
+    for (const auto& r : c.fs->MountRepairs()) repairs.Push(r);
     Json j = Json::Object();
-    j.Set("clean", problems.empty()).Set("problems", arr);
+    j.Set("clean", problems.empty()).Set("problems", arr).Set("repaired_at_mount", repairs);
     std::printf("%s\n", j.Dump(2).c_str());
   } else {
     for (const auto& p : problems) std::printf("%s\n", p.message.c_str());
+    for (const auto& r : c.fs->MountRepairs()) std::printf("repaired at mount: %s\n", r.c_str());
     FsView v = c.fs->View();
     if (problems.empty()) std::printf("clean: %zu files in %zu data zones\n", v.files.size(), v.zones.size());
     else std::printf("%zu problems\n", problems.size());
