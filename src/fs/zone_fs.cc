@@ -164,6 +164,13 @@ Status ZoneFs::Impl::Mount() {
 
   next_file_id_ = st.next_file_id;
   dirs_ = st.dirs;
+  // Where each zone's last extent ends (DropUnwrittenTailLocked).
+  std::vector<uint64_t> zone_end(geo_.nr_zones, 0);
+  for (const auto& [id, fm] : st.files) {
+    for (const Extent& e : fm.extents) {
+      if (e.zone < geo_.nr_zones) zone_end[e.zone] = std::max(zone_end[e.zone], e.offset_bytes + RoundUp(e.length_bytes, bs_));
+    }
+  }
   for (auto& [id, fm] : st.files) {
     auto rec = std::make_unique<FileRecord>();
     rec->meta = std::move(fm);
@@ -173,7 +180,7 @@ Status ZoneFs::Impl::Mount() {
                                 std::to_string(names_[f->meta.name]->meta.id) + " and " + std::to_string(id) + ")");
       continue;
     }
-    DropUnwrittenTailLocked(f);
+    DropUnwrittenTailLocked(f, zone_end);
     for (size_t i = 0; i < f->meta.extents.size(); i++) {
       const Extent& e = f->meta.extents[i];
       std::string where = "file " + f->meta.name + " extent " + std::to_string(i) + " [zone " + std::to_string(e.zone) +
@@ -228,15 +235,26 @@ Status ZoneFs::Impl::Mount() {
   return Status::OK();
 }
 
-void ZoneFs::Impl::DropUnwrittenTailLocked(FileRecord* f) {
+void ZoneFs::Impl::DropUnwrittenTailLocked(FileRecord* f, const std::vector<uint64_t>& zone_end) {
   std::vector<Extent>& ext = f->meta.extents;
+  auto sound = [&](const Extent& e) {
+    return e.zone >= meta_zones_ && e.zone < geo_.nr_zones && e.offset_bytes % bs_ == 0;
+  };
   for (size_t i = 0; i < ext.size(); i++) {
     const Extent& e = ext[i];
     // Extents outside the data zones or misaligned are the mount's problems
     // to report, not a tail to drop.
-    if (e.zone < meta_zones_ || e.zone >= geo_.nr_zones || e.offset_bytes % bs_ != 0) return;
+    if (!sound(e)) return;
     const uint64_t wp = zones_[e.zone].wp_bytes;
     if (e.offset_bytes + RoundUp(e.length_bytes, bs_) <= wp) continue;
+    // Only the newest writes can be lost that way: this extent and every
+    // later one of the file must each be the last data of its zone (a power
+    // loss drops a suffix of each zone's writes). Data missing anywhere else
+    // (a zone reset behind the file system's back, a device that lost
+    // acknowledged writes) is damage: left for the mount to refuse.
+    for (size_t j = i; j < ext.size(); j++) {
+      if (!sound(ext[j]) || ext[j].offset_bytes + RoundUp(ext[j].length_bytes, bs_) != zone_end[ext[j].zone]) return;
+    }
     // The file's durable content ends here: keep what lies below the write
     // pointer (wp is block aligned, so this is less than the extent) and
     // nothing written after it.

@@ -304,8 +304,10 @@ class ZoneFs::Impl {
   void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   // Mount: cuts a file at its first extent that runs past its zone's write
   // pointer (a journal record that outlived its data in a power loss; the
-  // sync was never acknowledged) and notes it in mount_repairs_.
-  void DropUnwrittenTailLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  // sync was never acknowledged) and notes it in mount_repairs_, if that
+  // extent and the file's later ones are each the last data of their zone
+  // (zone_end: where each zone's last extent of any file ends).
+  void DropUnwrittenTailLocked(FileRecord* f, const std::vector<uint64_t>& zone_end) ZONEKV_REQUIRES(mu_);
   void CountZonesLocked(uint32_t* open, uint32_t* active) const ZONEKV_REQUIRES(mu_);
   // Of a device limit on open or active zones, what data writers may use.
   uint32_t DataLimitLocked(uint32_t device_limit) const ZONEKV_REQUIRES(mu_);
