@@ -46,8 +46,9 @@ import run  # noqa: E402
 ZONEKV = None  # set from argv
 FAKE = os.path.join(HERE, "fake_zonekv.py")
 
-# Leaf keys that are measured time, not decisions.
-TIMING_KEY = re.compile(r"(_ns_per_io|_ns_per_op|_per_core|_ns|_us|_s|interrupted_sections)$")
+# Leaf keys that are measured time or rates of it (kiops, ns per hook, us
+# per victim), not decisions.
+TIMING_KEY = re.compile(r"(^kiops|_ns_per_\w+|_us_per_\w+|_per_core|_ns|_us|_s|interrupted_sections)$")
 
 
 def flatten(doc, prefix=""):
