@@ -246,6 +246,9 @@ Status MetaState::ApplyEdits(std::string_view in) {
                      " but its extents hold " + std::to_string(ExtentBytes(nf.extents)) + " bytes");
         }
         if (files.count(nf.id)) return bad("file id " + std::to_string(nf.id) + " created twice");
+        // The next id is id + 1: the largest id would leave none (the
+        // counter wrapped to 0; found by the meta_edits fuzz target).
+        if (nf.id == UINT64_MAX) return bad("file id " + std::to_string(nf.id) + " leaves no next file id");
         if (nf.id >= next_file_id) next_file_id = nf.id + 1;
         files[nf.id] = std::move(nf);
         break;

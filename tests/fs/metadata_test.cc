@@ -107,6 +107,22 @@ TEST(MetadataTest, EditsApplyInOrder) {
   EXPECT_TRUE(st.ApplyEdits(std::string("\x63", 1)).Is(Status::Code::kCorruption));
 }
 
+// The meta_edits fuzz target found a create edit with the largest file id:
+// next_file_id wrapped to 0 and every later id collided.
+TEST(MetadataTest, CreateWithTheLargestIdIsCorruption) {
+  MetaState st;
+  st.next_file_id = 4;
+  FileMeta f;
+  f.id = UINT64_MAX;
+  f.name = "/db/x";
+  EditBatch b;
+  b.CreateFile(f);
+  Status s = st.ApplyEdits(b.data());
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption)) << s.ToString();
+  EXPECT_NE(s.ToString().find("no next file id"), std::string::npos) << s.ToString();
+  EXPECT_EQ(st.next_file_id, 4u);
+}
+
 TEST(MetadataTest, SuperblockChecksGeometry) {
   Superblock sb;
   sb.sequence = 3;
