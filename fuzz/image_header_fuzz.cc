@@ -37,7 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     char enc[image::kEntryBytes];
     image::EncodeEntry(zone, pz, enc);
     FUZZ_CHECK(std::memcmp(enc, e, 17) == 0);  // [17, 20) is reserved
-    FUZZ_CHECK(std::memcmp(enc + 20, e + 20, 8) == 0);
+    FUZZ_CHECK(std::memcmp(enc + 20, e + 20, 4) == 0);
+    // The checksum covers the reserved bytes, which the encoder writes as
+    // zeros: it re-encodes equal only when they were zero (an input with a
+    // valid checksum over non-zero reserved bytes is accepted; seen in CI).
+    if (e[17] == 0 && e[18] == 0 && e[19] == 0) FUZZ_CHECK(std::memcmp(enc + 24, e + 24, 4) == 0);
   }
   return 0;
 }
