@@ -47,8 +47,9 @@ ZONEKV = None  # set from argv
 FAKE = os.path.join(HERE, "fake_zonekv.py")
 
 # Leaf keys that are measured time or rates of it (kiops, ns per hook, us
-# per victim), not decisions.
-TIMING_KEY = re.compile(r"(^kiops|_ns_per_\w+|_us_per_\w+|_per_core|_ns|_us|_s|interrupted_sections)$")
+# per victim) or the count of timing samples taken (hook_samples: a sample
+# cut by preemption is dropped), not decisions.
+TIMING_KEY = re.compile(r"(^kiops|_ns_per_\w+|_us_per_\w+|_per_core|_ns|_us|_s|_samples|interrupted_sections)$")
 
 
 def flatten(doc, prefix=""):
