@@ -43,6 +43,8 @@ class FaultDevice final : public ZonedDevice {
   // kWrite covers Write and Append.
   enum class Op { kRead = 0, kWrite = 1, kReset = 2, kFinish = 3, kFlush = 4 };
   static constexpr int kOps = 5;
+  // "read", "write", "reset", "finish" or "flush".
+  static const char* OpName(Op op);
   static constexpr uint32_t kAnyZone = UINT32_MAX;
   // How long a held command waits for Release before it fails with IOError
   // (so that a test that forgets to release fails instead of hanging).

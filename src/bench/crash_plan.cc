@@ -9,17 +9,6 @@ namespace zonekv {
 
 namespace {
 
-const char* OpName(FaultDevice::Op op) {
-  switch (op) {
-    case FaultDevice::Op::kRead: return "read";
-    case FaultDevice::Op::kWrite: return "write";
-    case FaultDevice::Op::kReset: return "reset";
-    case FaultDevice::Op::kFinish: return "finish";
-    case FaultDevice::Op::kFlush: return "flush";
-  }
-  return "?";
-}
-
 std::string Size(uint64_t bytes) {
   if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + "M";
   return std::to_string(bytes >> 10) + "K";
@@ -57,7 +46,7 @@ std::string CrashRunPlan::Describe() const {
   s += sync;
   s += " fault=" + std::string(CrashFaultName(fault));
   if (fault == CrashFault::kIoError) {
-    s += "(" + std::string(OpName(io_op)) + "#" + std::to_string(io_nth) + (io_persistent ? "+" : "") + ")";
+    s += "(" + std::string(FaultDevice::OpName(io_op)) + "#" + std::to_string(io_nth) + (io_persistent ? "+" : "") + ")";
   } else if (fault == CrashFault::kPowerLoss) {
     s += torn ? "(torn)" : "(drop)";
   }
@@ -74,7 +63,7 @@ Json CrashRunPlan::ToJson() const {
   j.Set("fs_knobs", knobs).Set("blob", blob).Set("sync_fraction", sync_fraction).Set("run_ms", run_ms);
   j.Set("writer_seed", writer_seed).Set("fault", CrashFaultName(fault));
   if (fault == CrashFault::kIoError) {
-    j.Set("io_op", OpName(io_op)).Set("io_nth", io_nth).Set("io_persistent", io_persistent);
+    j.Set("io_op", FaultDevice::OpName(io_op)).Set("io_nth", io_nth).Set("io_persistent", io_persistent);
   }
   if (fault == CrashFault::kPowerLoss) j.Set("torn", torn);
   return j;

@@ -3,8 +3,7 @@
 
 namespace zonekv {
 
-namespace {
-const char* OpName(FaultDevice::Op op) {
+const char* FaultDevice::OpName(Op op) {
   switch (op) {
     case FaultDevice::Op::kRead: return "read";
     case FaultDevice::Op::kWrite: return "write";
@@ -14,7 +13,6 @@ const char* OpName(FaultDevice::Op op) {
   }
   return "?";
 }
-}  // namespace
 
 FaultDevice::FaultDevice(std::unique_ptr<ZonedDevice> base)
     : base_(std::move(base)), durable_wp_(base_->geometry().nr_zones), hidden_resets_(base_->geometry().nr_zones) {
