@@ -111,6 +111,37 @@ struct FsckProblem {
   std::string message;
 };
 
+class ZoneFs;
+
+// What `DeepCheck` found: per database, what RocksDB verified.
+struct DeepCheckResult {
+  struct Database {
+    std::string dir;                  // e.g. "/db"
+    uint64_t sst_files = 0;           // in RocksDB's current version, each block checksum verified
+    uint64_t blob_files = 0;          // in the current version
+    uint64_t blob_records = 0;        // in those files, garbage included, each CRC verified
+    uint64_t keys = 0;                // read with checksums verified, values (and their blob records) too
+    uint64_t unreferenced_files = 0;  // SST and blob files in `dir` the version does not list (obsolete
+                                      // files RocksDB deletes at its next read-write open; not a problem)
+  };
+  std::vector<Database> databases;
+  std::vector<FsckProblem> problems;  // empty: every check passed
+};
+
+// `zonekv fs fsck --deep`: opens every RocksDB database in `fs` (each
+// directory holding a CURRENT file) read-only through `fs`, with the
+// options of its OPTIONS file (or default options for each column family
+// when that does not load), and checks that every SST and blob file of the
+// current version exists with the size RocksDB recorded, every SST block's
+// checksum (DB::VerifyChecksum), every record of every blob file (its
+// header and blob CRCs, garbage records too, by zonekv's own reader of
+// RocksDB's blob file format), and every key and value of every column
+// family, which RocksDB reads with its checksums verified. Writes nothing
+// (no LOG file either). A problem names the database, the file and what
+// RocksDB said. A database with custom comparators or merge operators is
+// checked only as far as RocksDB can open it without them.
+DeepCheckResult DeepCheck(const std::shared_ptr<ZoneFs>& fs);
+
 // A file with its extents, for tools (`zonekv fs dump`).
 struct FileExtents {
   FileView file;

@@ -134,6 +134,13 @@ Status CheckRun(const CrashRunPlan& plan, const std::string& image, const Expect
       return Status::Corruption("fsck (read-only) found " + std::to_string(problems.size()) +
                                 " problems, the first: " + problems[0].message);
     }
+    // `fsck --deep`: RocksDB's read-only open of the crashed database, every
+    // SST and blob record checksum.
+    DeepCheckResult deep = DeepCheck(fs);
+    if (!deep.problems.empty()) {
+      return Status::Corruption("fsck --deep (read-only) found " + std::to_string(deep.problems.size()) +
+                                " problems, the first: " + deep.problems[0].message);
+    }
   }
   CrashDb db;
   Status s = OpenCrashDb(plan, dev, false, &db);

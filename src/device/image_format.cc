@@ -54,11 +54,11 @@ void EncodeHeader(const DeviceGeometry& g, char* h) {
 
 Status DecodeHeader(const char* h, const std::string& path, DeviceGeometry* g) {
   if (std::memcmp(h, kMagic, sizeof(kMagic)) != 0) {
-    return Status::Corruption(path + " is not a zonekv device image (bad magic; create one with zonekv device create)");
+    return Status::Corruption(path + " is not a zonekv device image (bad magic number in its header; create one with zonekv device create)");
   }
   uint32_t version = GetU32(h + 8);
   if (version != kFormatVersion) {
-    return Status::Corruption("image " + path + " has format version " + std::to_string(version) +
+    return Status::Corruption("image " + path + ": header has format version " + std::to_string(version) +
                               "; this build reads version " + std::to_string(kFormatVersion));
   }
   if (GetU32(h + 64) != Crc32c(h, kHeaderChecksummedBytes)) {
@@ -74,6 +74,15 @@ Status DecodeHeader(const char* h, const std::string& path, DeviceGeometry* g) {
   if (!s.ok()) return Status::Corruption("image " + path + ": header holds an " + s.message());
   if (GetU64(h + 48) != kHeaderBytes || GetU64(h + 56) != DataOffset(g->nr_zones)) {
     return Status::Corruption("image " + path + ": header has unexpected table or data offsets");
+  }
+  if (GetU32(h + 44) != 0) return Status::Corruption("image " + path + ": header's reserved field (byte 44) is not zero");
+  // Outside the checksum: the encoder writes zeros, so a non-zero byte here
+  // is damage (reported, so that no header byte can change unnoticed).
+  for (uint64_t i = kHeaderChecksummedBytes + 4; i < kHeaderBytes; i++) {
+    if (h[i] != 0) {
+      return Status::Corruption("image " + path + ": header byte " + std::to_string(i) +
+                                " (reserved, always zero) is not zero (the header is damaged)");
+    }
   }
   return Status::OK();
 }
@@ -94,6 +103,7 @@ Status DecodeEntry(const char* e, uint32_t zone, const DeviceGeometry& g, const 
   };
   if (GetU32(e + 24) != Crc32c(e, kEntryChecksummedBytes)) return bad("has a checksum mismatch");
   if (GetU32(e + 20) != zone) return bad("names zone " + std::to_string(GetU32(e + 20)));
+  if (e[17] != 0 || e[18] != 0 || e[19] != 0 || GetU32(e + 28) != 0) return bad("has non-zero reserved bytes");
   out->wp_offset_bytes = GetU64(e);
   out->reset_count = GetU64(e + 8);
   out->state = static_cast<ZoneState>(static_cast<unsigned char>(e[16]));

@@ -15,6 +15,7 @@
 //     48  u64      zone table offset (4096)
 //     56  u64      data offset
 //     64  u32      CRC-32C of bytes [0, 64)
+//     68  reserved (0) up to 4096; the decoder rejects a non-zero byte
 //   [4096, +32 * nr_zones)  zone table, one 32-byte entry per zone
 //     0   u64      write pointer, zone-relative bytes
 //     8   u64      reset count
@@ -23,6 +24,8 @@
 //     20  u32      zone number (guards against misplaced entries)
 //     24  u32      CRC-32C of bytes [0, 24)
 //     28  u32      reserved (0)
+//   (the decoder rejects non-zero reserved bytes: every byte of the header
+//   and of an entry is checked, so no damage to them goes unnoticed)
 //   [data offset, + nr_zones * zone_capacity_bytes)  zone payload, zone z at
 //     data offset + z * zone_capacity_bytes; sparse (never-written and reset
 //     ranges are holes).
@@ -62,14 +65,16 @@ uint64_t ImageBytes(const DeviceGeometry& g);
 // Writes the header of an image of geometry `g` to out[0, kHeaderBytes).
 void EncodeHeader(const DeviceGeometry& g, char* out);
 // Decodes the header at h[0, kHeaderBytes) into *g. Corruption naming `path`
-// and what is wrong: bad magic, version, checksum, geometry or offsets.
+// and what is wrong: bad magic, version, checksum, geometry, offsets or a
+// non-zero reserved byte.
 Status DecodeHeader(const char* h, const std::string& path, DeviceGeometry* g);
 
 // Writes zone `zone`'s table entry to out[0, kEntryBytes).
 void EncodeEntry(uint32_t zone, const PersistedZone& e, char* out);
 // Decodes zone `zone`'s table entry at e[0, kEntryBytes). Corruption naming
-// `path`, the zone and what is wrong (checksum, zone number, write pointer
-// outside the capacity or unaligned, state inconsistent with it).
+// `path`, the zone and what is wrong (checksum, zone number, non-zero
+// reserved bytes, write pointer outside the capacity or unaligned, state
+// inconsistent with it).
 Status DecodeEntry(const char* e, uint32_t zone, const DeviceGeometry& g, const std::string& path,
                    PersistedZone* out);
 

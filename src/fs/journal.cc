@@ -46,6 +46,15 @@ Status DecodeRecord(const std::string& zone_data, uint64_t pos, uint32_t zone, u
   if (Crc32c(p + kHeaderBytes, len) != DecodeFixed32(p + 9)) {
     return Status::Corruption(where() + "record payload checksum mismatch");
   }
+  // The encoder pads with zeros; checking the padding leaves no byte of a
+  // record unchecked.
+  const uint64_t end = std::min<uint64_t>(pos + RoundUp(kHeaderBytes + len, block_size), zone_data.size());
+  for (uint64_t i = pos + kHeaderBytes + len; i < end; i++) {
+    if (zone_data[i] != 0) {
+      return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(i) +
+                                ": non-zero byte in the padding of the record at offset " + std::to_string(pos));
+    }
+  }
   *type = static_cast<RecordType>(t);
   payload->assign(p + kHeaderBytes, len);
   *next_pos = pos + RoundUp(kHeaderBytes + len, block_size);
@@ -90,7 +99,15 @@ Status ReplayMetaZone(std::string data, uint32_t zone, uint32_t block_size, bool
       *torn_tail = true;
       break;
     }
-    if (type == RecordType::kEnd) break;
+    if (type == RecordType::kEnd) {
+      // Nothing follows an end record: the rest of the zone was never written.
+      size_t junk = data.find_first_not_of('\0', next);
+      if (junk != std::string::npos) {
+        return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(junk) +
+                                  ": data after the end record at offset " + std::to_string(pos));
+      }
+      break;
+    }
     if (type != RecordType::kEdits) {
       return Status::Corruption("meta zone " + std::to_string(zone) + " offset " + std::to_string(pos) +
                                 ": unexpected record type " + std::to_string(static_cast<int>(type)));

@@ -18,7 +18,9 @@
 //   u8  type          1 superblock, 2 snapshot, 3 edits, 4 end (the zone was
 //                     rolled away from; nothing follows)
 //   u32 payload_crc   CRC-32C of the payload
-//   payload, then zero padding to the next block boundary
+//   payload, then zero padding to the next block boundary (checked: a
+//   non-zero padding byte is Corruption, so no byte of the log below the
+//   write pointer can change unnoticed; nor can one after an end record)
 //
 // Thread safety: none; the caller serializes (in ZoneFs, the group-commit
 // leader uses it, one at a time, without the file system's lock).

@@ -1,5 +1,7 @@
 #include "metadata.h"
 
+#include <set>
+
 #include "coding.h"
 
 namespace zonekv {
@@ -206,6 +208,7 @@ Status MetaState::DecodeSnapshot(std::string_view in) {
     st.dirs.insert(name);
   }
   if (!d.Varint64(&nfiles)) return Status::Corruption("snapshot: truncated file count");
+  std::set<std::string> names;
   for (uint64_t i = 0; i < nfiles; i++) {
     FileMeta f;
     if (!DecodeFileMeta(&d, &f)) return Status::Corruption("snapshot: truncated file entry " + std::to_string(i));
@@ -214,6 +217,10 @@ Status MetaState::DecodeSnapshot(std::string_view in) {
                                 " but its extents hold " + std::to_string(ExtentBytes(f.extents)) + " bytes");
     }
     if (f.id >= st.next_file_id) return Status::Corruption("snapshot: file id " + std::to_string(f.id) + " >= next id");
+    // The encoder writes each live file once, and names are unique: a
+    // second entry would silently replace the first.
+    if (st.files.count(f.id)) return Status::Corruption("snapshot: file id " + std::to_string(f.id) + " appears twice");
+    if (!names.insert(f.name).second) return Status::Corruption("snapshot: two files are named " + f.name);
     st.files[f.id] = std::move(f);
   }
   if (!d.done()) return Status::Corruption("snapshot: trailing bytes");

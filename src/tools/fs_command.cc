@@ -20,7 +20,8 @@ const char kFsUsage[] =
     "  ls      list files: size, kind, level, zones\n"
     "  df      free, used and reclaimable space and space amplification (as ZenFS)\n"
     "  zones   one line per data zone: state, write pointer, valid bytes, files\n"
-    "  fsck    check extents against zones; exit 1 if anything is inconsistent\n"
+    "  fsck    check the metadata, and extents against zones (--deep: and every\n"
+    "          database through RocksDB); exit 1 if anything is damaged\n"
     "  dump    every file with its extents (--json for JSON)\n"
     "  cat     copy one file (--file=/db/LOG) to stdout\n"
     "\n"
@@ -55,9 +56,12 @@ struct Context {
   explicit Context(std::string c) : cmd(c), flags(c) {}
 };
 
-// Parses flags and opens the device; mounts read-only unless `mount` is false.
+// What Setup does after parsing the flags.
+enum class Open { kNothing, kDevice, kMount };
+
+// Parses flags, then opens the device and mounts read-only as `open` says.
 // Returns -1 to continue, else the exit code.
-int Setup(Context* c, int argc, char** argv, bool mount, const char* synopsis) {
+int Setup(Context* c, int argc, char** argv, Open open, const char* synopsis) {
   c->flags.Define("device", "", "the device: an image path or a spec (file:PATH, ram:...)");
   c->flags.Define("json", "false", "print JSON", true);
   c->flags.Define("meta_zones", "3", "metadata zones (mkfs; others must match)");
@@ -77,11 +81,12 @@ int Setup(Context* c, int argc, char** argv, bool mount, const char* synopsis) {
   s = c->flags.Bool("json", &c->json);
   if (s.ok()) s = c->flags.Uint("meta_zones", &meta);
   if (!s.ok()) return UsageError(c->cmd, s);
+  if (open == Open::kNothing) return -1;
   std::unique_ptr<ZonedDevice> dev;
   s = OpenNamed(c->flags.Str("device"), &dev);
   if (!s.ok()) return Fail(c->cmd, s);
   c->dev = std::move(dev);
-  if (!mount) return -1;
+  if (open == Open::kDevice) return -1;
   ZoneFsOptions opts;
   opts.read_only = true;
   opts.meta_zones = static_cast<uint32_t>(meta);
@@ -93,7 +98,7 @@ int Setup(Context* c, int argc, char** argv, bool mount, const char* synopsis) {
 int Mkfs(int argc, char** argv) {
   Context c("fs mkfs");
   c.flags.Define("force", "false", "format even if DEVICE already holds a zonekv file system", true);
-  if (int rc = Setup(&c, argc, argv, false, "--device=DEVICE [--force] [--meta_zones=3]"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kDevice, "--device=DEVICE [--force] [--meta_zones=3]"); rc >= 0) return rc;
   bool force = false;
   uint64_t meta = 0;
   Status s = c.flags.Bool("force", &force);
@@ -121,7 +126,7 @@ int Mkfs(int argc, char** argv) {
 
 int Ls(int argc, char** argv) {
   Context c("fs ls");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE [--json]"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kMount, "--device=DEVICE [--json]"); rc >= 0) return rc;
   FsView v = c.fs->View();
   if (c.json) {
     Json arr = Json::Array();
@@ -144,7 +149,7 @@ int Ls(int argc, char** argv) {
 
 int Df(int argc, char** argv) {
   Context c("fs df");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE [--json]"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kMount, "--device=DEVICE [--json]"); rc >= 0) return rc;
   FsView v = c.fs->View();
   uint64_t free = v.free_bytes(), used = v.used_bytes(), recl = v.reclaimable_bytes();
   double amp = used == 0 ? 0.0 : 100.0 * static_cast<double>(recl) / static_cast<double>(used);
@@ -162,7 +167,7 @@ int Df(int argc, char** argv) {
 
 int Zones(int argc, char** argv) {
   Context c("fs zones");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE [--json]"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kMount, "--device=DEVICE [--json]"); rc >= 0) return rc;
   FsView v = c.fs->View();
   std::map<uint32_t, std::vector<std::string>> files;
   for (const auto& f : v.files) {
@@ -191,31 +196,100 @@ int Zones(int argc, char** argv) {
   return 0;
 }
 
-int Fsck(int argc, char** argv) {
-  Context c("fs fsck");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE [--json]"); rc >= 0) return rc;
-  std::vector<FsckProblem> problems = c.fs->Fsck();
+// fsck's report. `mount_error` (damaged metadata: the mount refused) or the
+// problems found; `deep` with --deep.
+int FsckReport(const Context& c, const Status& mount_error, const std::vector<FsckProblem>& problems,
+               const DeepCheckResult* deep) {
+  std::vector<std::string> all;
+  if (!mount_error.ok()) all.push_back("damaged metadata: " + mount_error.ToString());
+  for (const auto& p : problems) all.push_back(p.message);
+  if (deep != nullptr) {
+    for (const auto& p : deep->problems) all.push_back(p.message);
+  }
+  std::vector<std::string> repairs = c.fs ? c.fs->MountRepairs() : std::vector<std::string>();
   if (c.json) {
     Json arr = Json::Array();
-    for (const auto& p : problems) arr.Push(p.message);
-    Json repairs = Json::Array();
-    for (const auto& r : c.fs->MountRepairs()) repairs.Push(r);
+    for (const auto& p : all) arr.Push(p);
+    Json rep = Json::Array();
+    for (const auto& r : repairs) rep.Push(r);
     Json j = Json::Object();
-    j.Set("clean", problems.empty()).Set("problems", arr).Set("repaired_at_mount", repairs);
+    j.Set("clean", all.empty()).Set("problems", arr).Set("repaired_at_mount", rep);
+    if (deep != nullptr) {
+      Json dbs = Json::Array();
+      for (const auto& d : deep->databases) {
+        Json o = Json::Object();
+        o.Set("dir", d.dir).Set("sst_files", d.sst_files).Set("blob_files", d.blob_files);
+        o.Set("blob_records", d.blob_records).Set("keys", d.keys);
+        o.Set("unreferenced_files", d.unreferenced_files);
+        dbs.Push(o);
+      }
+      j.Set("databases", dbs);
+    }
     std::printf("%s\n", j.Dump(2).c_str());
-  } else {
-    for (const auto& p : problems) std::printf("%s\n", p.message.c_str());
-    for (const auto& r : c.fs->MountRepairs()) std::printf("repaired at mount: %s\n", r.c_str());
-    FsView v = c.fs->View();
-    if (problems.empty()) std::printf("clean: %zu files in %zu data zones\n", v.files.size(), v.zones.size());
-    else std::printf("%zu problems\n", problems.size());
+    return all.empty() ? 0 : 1;
   }
-  return problems.empty() ? 0 : 1;
+  for (const auto& p : all) std::printf("%s\n", p.c_str());
+  for (const auto& r : repairs) std::printf("repaired at mount: %s\n", r.c_str());
+  if (deep != nullptr) {
+    for (const auto& d : deep->databases) {
+      std::printf("database %s checked: %llu SST files, %llu blob files (%llu records), %llu keys",
+                  d.dir.c_str(), static_cast<unsigned long long>(d.sst_files),
+                  static_cast<unsigned long long>(d.blob_files), static_cast<unsigned long long>(d.blob_records),
+                  static_cast<unsigned long long>(d.keys));
+      if (d.unreferenced_files > 0) {
+        std::printf(" (%llu obsolete files not referenced)", static_cast<unsigned long long>(d.unreferenced_files));
+      }
+      std::printf("\n");
+    }
+  }
+  if (all.empty()) {
+    FsView v = c.fs->View();
+    std::printf("clean: %zu files in %zu data zones\n", v.files.size(), v.zones.size());
+  } else {
+    std::printf("%zu problems\n", all.size());
+  }
+  return all.empty() ? 0 : 1;
+}
+
+int Fsck(int argc, char** argv) {
+  Context c("fs fsck");
+  c.flags.Define("deep", "false",
+                 "also open each RocksDB database read-only and verify every SST block checksum and every "
+                 "key and value (with their blob records)",
+                 true);
+  // Damaged metadata (an image header or zone table entry the device
+  // refuses, a journal record the mount refuses) is fsck's finding: the
+  // open and the mount are below.
+  if (int rc = Setup(&c, argc, argv, Open::kNothing, "--device=DEVICE [--deep] [--json]"); rc >= 0) return rc;
+  bool deep = false;
+  uint64_t meta = 0;
+  Status s = c.flags.Bool("deep", &deep);
+  if (s.ok()) s = c.flags.Uint("meta_zones", &meta);
+  if (!s.ok()) return UsageError(c.cmd, s);
+  std::unique_ptr<ZonedDevice> dev;
+  s = OpenNamed(c.flags.Str("device"), &dev);
+  if (!s.ok()) {
+    if (!s.Is(Status::Code::kCorruption)) return Fail(c.cmd, s);
+    return FsckReport(c, s, {}, nullptr);
+  }
+  c.dev = std::move(dev);
+  ZoneFsOptions opts;
+  opts.read_only = true;
+  opts.meta_zones = static_cast<uint32_t>(meta);
+  s = ZoneFs::Mount(c.dev, opts, &c.fs);
+  if (!s.ok()) {
+    if (!s.Is(Status::Code::kCorruption)) return Fail(c.cmd, s);
+    return FsckReport(c, s, {}, nullptr);
+  }
+  std::vector<FsckProblem> problems = c.fs->Fsck();
+  if (!deep) return FsckReport(c, Status::OK(), problems, nullptr);
+  DeepCheckResult result = DeepCheck(c.fs);
+  return FsckReport(c, Status::OK(), problems, &result);
 }
 
 int Dump(int argc, char** argv) {
   Context c("fs dump");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE [--json]"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kMount, "--device=DEVICE [--json]"); rc >= 0) return rc;
   if (c.json) {
     std::printf("%s\n", c.fs->Dump().Dump(2).c_str());
     return 0;
@@ -237,7 +311,7 @@ int Dump(int argc, char** argv) {
 int Cat(int argc, char** argv) {
   Context c("fs cat");
   c.flags.Define("file", "", "the file to print, e.g. /db/LOG");
-  if (int rc = Setup(&c, argc, argv, true, "--device=DEVICE --file=PATH"); rc >= 0) return rc;
+  if (int rc = Setup(&c, argc, argv, Open::kMount, "--device=DEVICE --file=PATH"); rc >= 0) return rc;
   if (c.flags.Str("file").empty()) return UsageError(c.cmd, Status::InvalidArgument("--file is required"));
   std::string data;
   Status s = c.fs->ReadFile(c.flags.Str("file"), &data);

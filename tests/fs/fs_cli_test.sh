@@ -50,6 +50,27 @@ expect 2 "$zonekv" fs ls --device="$img" --bogus
 expect 2 "$zonekv" fs frobnicate
 expect 0 "$zonekv" fs --help
 expect 0 "$zonekv" fs fsck --help
+expect 0 "$zonekv" fs fsck --device="$img" --deep
+contains out "clean: 0 files"
+
+# fsck --deep on a database with blob files; then damaged metadata.
+expect 0 "$zonekv" device create "$dir/db.img" --zones=24 --zone_size=4M --max_open=8 --max_active=8
+expect 0 "$zonekv" fs mkfs --device="$dir/db.img"
+expect 0 "$zonekv" bench --device="file:$dir/db.img,timing=none" --scheme=baseline --workload=fillrandom \
+  --num=3000 --value_size=2000 --enable_blob_files=true --min_blob_size=1000 --write_buffer_size=262144
+expect 0 "$zonekv" fs fsck --device="$dir/db.img" --deep
+contains out "database /db checked: "
+contains out "blob files ([1-9]"
+expect 0 "$zonekv" fs fsck --device="$dir/db.img" --deep --json
+contains out '"blob_records"'
+printf '\x07' | dd of="$dir/db.img" bs=1 seek=20 conv=notrunc status=none  # the header's zone size
+expect 1 "$zonekv" fs fsck --device="$dir/db.img"
+contains out "damaged metadata: Corruption: image .*header checksum mismatch"
+expect 1 "$zonekv" fs fsck --device="$dir/db.img" --json
+contains out '"clean": false'
+expect 1 "$zonekv" fs ls --device="$dir/db.img"
+contains err "header checksum mismatch"
+
 expect 1 "$zonekv" fs ls --device="$dir/missing.img"
 expect 0 "$zonekv" device create "$dir/blank.img" --zones=8 --zone_size=1M
 expect 1 "$zonekv" fs ls --device="$dir/blank.img"

@@ -56,6 +56,7 @@ inline rocksdb::IOStatus WriteFile(rocksdb::FileSystem* fs, const std::string& n
   std::unique_ptr<rocksdb::FSWritableFile> w;
   rocksdb::IOOptions io;
   rocksdb::IOStatus s = fs->NewWritableFile(name, rocksdb::FileOptions(), &w, nullptr);
+  if (!s.ok()) return s;
   for (size_t off = 0; s.ok() && off < data.size(); off += chunk) {
     s = w->Append(rocksdb::Slice(data.data() + off, std::min(chunk, data.size() - off)), io, nullptr);
   }

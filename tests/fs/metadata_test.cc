@@ -76,6 +76,29 @@ TEST(MetadataTest, SnapshotRoundTrip) {
   EXPECT_TRUE(back.DecodeSnapshot(snap.substr(0, snap.size() - 1)).Is(Status::Code::kCorruption));
 }
 
+// A snapshot lists each live file once under a unique name; a second entry
+// would replace the first without a word.
+TEST(MetadataTest, SnapshotWithADuplicateFileIsCorruption) {
+  auto one = [](uint64_t id, const std::string& name) {
+    MetaState st;
+    st.next_file_id = 5;
+    st.files[id] = SampleFile(id, name);
+    return st.EncodeSnapshot();  // [next id 5][0 dirs][1 file][the file]
+  };
+  auto two = [](const std::string& a, const std::string& b) {  // a's header with a count of 2, both files
+    return a.substr(0, 2) + std::string(1, 2) + a.substr(3) + b.substr(3);
+  };
+  MetaState back;
+  ASSERT_TRUE(back.DecodeSnapshot(two(one(1, "/db/a"), one(2, "/db/b"))).ok());
+  EXPECT_EQ(back.files.size(), 2u);
+  Status s = back.DecodeSnapshot(two(one(1, "/db/a"), one(1, "/db/b")));
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption) && s.message().find("file id 1 appears twice") != std::string::npos)
+      << s.ToString();
+  s = back.DecodeSnapshot(two(one(1, "/db/a"), one(2, "/db/a")));
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption) && s.message().find("two files are named /db/a") != std::string::npos)
+      << s.ToString();
+}
+
 TEST(MetadataTest, EditsApplyInOrder) {
   MetaState st;
   EditBatch b;
