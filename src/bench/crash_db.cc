@@ -21,10 +21,6 @@ Status CrashFsOptions(const CrashRunPlan& plan, ZoneFsOptions* opts) {
   *opts = ZoneFsOptions();
   for (const auto& [k, v] : scheme.fs_knobs) ZONEKV_RETURN_IF_ERROR(SetFsKnob(k, v, opts));
   for (const auto& [k, v] : plan.fs_knobs) ZONEKV_RETURN_IF_ERROR(SetFsKnob(k, v, opts));
-  // After a persistent FINISH or RESET error every allocation that needs a
-  // zone freed waits this long before NoSpace; 10 s (the default) made such
-  // a run take a minute to close its database.
-  opts->alloc_timeout_ms = 3000;
   return opts->Validate();
 }
 

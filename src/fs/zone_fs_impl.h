@@ -328,10 +328,12 @@ class ZoneFs::Impl {
   // REQUIRES: zone z not busy and holding no valid data. Makes the journal
   // durable up to the current sequence number, waits for z's readers, resets.
   [[nodiscard]] Status ResetZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
-  // Resets the zones in `picks` that still qualify; returns how many.
-  int ResetZonesLocked(const std::vector<uint32_t>& picks) ZONEKV_REQUIRES(mu_);
-  // Finishes what the finish policy picks from v; returns how many.
-  int ApplyFinishPolicyLocked(const FsView& v) ZONEKV_REQUIRES(mu_);
+  // Resets the zones in `picks` that still qualify; returns how many. A
+  // reset that fails is skipped; its error goes to *failed if not null.
+  int ResetZonesLocked(const std::vector<uint32_t>& picks, Status* failed = nullptr) ZONEKV_REQUIRES(mu_);
+  // Finishes what the finish policy picks from v; returns how many. A
+  // finish that fails is skipped; its error goes to *failed if not null.
+  int ApplyFinishPolicyLocked(const FsView& v, Status* failed = nullptr) ZONEKV_REQUIRES(mu_);
   // Makes journal records up to `seq` durable: waits for the running
   // commit or leads the next one (group commit).
   [[nodiscard]] Status CommitJournalLocked(uint64_t seq) ZONEKV_REQUIRES(mu_);

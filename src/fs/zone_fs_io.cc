@@ -13,6 +13,12 @@ namespace {
 // timeouts: a collection stuck on a bug must not hang RocksDB.
 constexpr int kReclaimWaitFactor = 6;
 
+// A writer whose allocation saw a zone command (finish, reset) fail in this
+// many passes in a row gets that I/O error: a device that keeps failing
+// them frees no space however long the writer waits, and one failure that
+// a retry overcomes (a transient error) costs no write.
+constexpr int kMaxFailedZoneCommandPasses = 3;
+
 uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
@@ -210,13 +216,16 @@ Status ZoneFs::Impl::ResetZoneLocked(uint32_t z) {
   return Status::OK();
 }
 
-int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v) {
+int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v, Status* failed) {
   if (!finish_->Finishes()) return 0;
   int n = 0;
   for (uint32_t z : finish_->PickZonesToFinish(v)) {
     // The view may be stale once a finish released mu_: check again.
     if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy() || zones_[z].state == ZoneState::kFull) continue;
-    if (FinishZoneLocked(z).ok()) n++;  // best effort: a zone that cannot be finished stays usable
+    // Best effort: a zone that cannot be finished stays usable.
+    Status s = FinishZoneLocked(z);
+    if (s.ok()) n++;
+    else if (failed != nullptr) *failed = s;
   }
   return n;
 }
@@ -227,7 +236,7 @@ std::vector<uint32_t> ZoneFs::Impl::PickResetsLocked(const FsView& v, std::chron
   return picks;
 }
 
-int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks) {
+int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Status* failed) {
   if (opts_.read_only) return 0;
   int n = 0;
   for (uint32_t z : picks) {
@@ -236,7 +245,10 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks) {
     ZoneEntry& e = zones_[z];
     if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
-    if (!ResetZoneLocked(z).ok()) continue;
+    if (Status rs = ResetZoneLocked(z); !rs.ok()) {
+      if (failed != nullptr) *failed = rs;
+      continue;
+    }
     counters_.r_wp_sum += frac;
     counters_.r_wp_min = counters_.resets_runtime == 0 ? frac : std::min(counters_.r_wp_min, frac);
     counters_.resets_runtime++;
@@ -286,8 +298,13 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   bool waited_for_upper = false;
   uint64_t kicked_at_progress = UINT64_MAX;  // progress_ when this writer last kicked the cleaner
   FsView view;  // rebuilt each pass into the same memory
+  // Passes in a row in which a zone command (finish, reset) failed: after
+  // kMaxFailedZoneCommandPasses the device's error is the writer's, at once,
+  // instead of NoSpace after alloc_timeout_ms.
+  int failed_passes = 0;
   for (int finishes = 0;;) {
     if (stop_) return Status::IOError("file system is shutting down");
+    Status failed;
     // One view per decision pass: the finish threshold, the reset policy and
     // the allocation policy decide on it. Lazy and FAR resets depend on the
     // free-space ratio, which moves with every allocation. A pass that
@@ -295,8 +312,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     const auto t0 = std::chrono::steady_clock::now();
     BuildViewLocked(KeepEmptyForLocked(*f), files, &view);
     const auto t_built = std::chrono::steady_clock::now();
-    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view) : 0;
-    acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()));
+    int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view, &failed) : 0;
+    acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), &failed);
     if (acted > 0) {
       counters_.alloc_time.Charge(t0, t_built);  // the view's cost, without a policy call
       continue;
@@ -342,13 +359,25 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     } else if (d.action == AllocDecision::Action::kFinishZone) {
       uint32_t z = d.zone;
       if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
-          zones_[z].state != ZoneState::kFull && FinishZoneLocked(z).ok()) {
-        finishes++;
-        continue;
+          zones_[z].state != ZoneState::kFull) {
+        Status fs = FinishZoneLocked(z);
+        if (fs.ok()) {
+          finishes++;
+          continue;
+        }
+        failed = fs;
       }
       why = "policy " + std::string(policy->name()) + " asked to finish zone " + std::to_string(z) + ", which failed";
     } else {
       why = "policy " + std::string(policy->name()) + " found no zone";
+    }
+    if (failed.ok()) {
+      failed_passes = 0;
+    } else if (++failed_passes >= kMaxFailedZoneCommandPasses) {
+      counters_.io_block_us += waited_us;
+      return Status::IOError("no zone for " + f->meta.name + ": the device failed a zone command in " +
+                             std::to_string(failed_passes) + " allocation passes in a row, the last: " +
+                             failed.ToString());
     }
 
     // No zone now (and this pass's resets freed none). Take back an idle

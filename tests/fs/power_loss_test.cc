@@ -119,6 +119,52 @@ TEST(PowerLossTest, DeleteIsDurableBeforeTheZoneReset) {
   EXPECT_TRUE(fs->View().files.empty());
 }
 
+// A zone FINISH that keeps failing frees no active zone however long a
+// writer waits: the writer gets the device's I/O error at once, not NoSpace
+// after the allocation timeout. One failure that a retry overcomes costs
+// no write.
+TEST(PowerLossTest, AFinishThatKeepsFailingIsTheWritersIoError) {
+  for (bool persistent : {false, true}) {
+    SCOPED_TRACE(persistent ? "persistent" : "once");
+    std::unique_ptr<ZonedDevice> ram;
+    ASSERT_TRUE(OpenDevice("ram:zones=16,zone_size=1M,max_open=4,max_active=4,auto_close=0", &ram).ok());
+    auto fault = std::make_shared<FaultDevice>(std::move(ram));
+    ZoneFsOptions opts;
+    opts.policy.zc = "off";  // the journal's active zone and three for data
+    opts.alloc_timeout_ms = 60000;
+    ASSERT_TRUE(ZoneFs::Format(fault.get(), opts).ok());
+    std::shared_ptr<ZoneFs> fs;
+    ASSERT_TRUE(ZoneFs::Mount(fault, opts, &fs).ok());
+    auto rfs = fs->file_system();
+    rocksdb::IOOptions io;
+    auto write = [&](const std::string& name, rocksdb::Env::WriteLifeTimeHint hint) {
+      std::unique_ptr<rocksdb::FSWritableFile> w;
+      rocksdb::IOStatus st = rfs->NewWritableFile(name, rocksdb::FileOptions(), &w, nullptr);
+      if (!st.ok()) return st;
+      w->SetWriteLifeTimeHint(hint);
+      st = w->Append(std::string(100000, 'x'), io, nullptr);
+      if (st.ok()) st = w->Sync(io, nullptr);
+      rocksdb::IOStatus c = w->Close(io, nullptr);
+      return st.ok() ? c : st;
+    };
+    // Three short-lived files take the three data zones (LIZA opens an
+    // empty zone rather than share one of the same lifetime).
+    for (int i = 0; i < 3; i++) ASSERT_TRUE(write("/s" + std::to_string(i), rocksdb::Env::WLTH_SHORT).ok());
+    // A long-lived file fits none of them: LIZA finishes one to open an
+    // empty zone, and the finish fails.
+    fault->FailNth(FaultDevice::Op::kFinish, 1, persistent);
+    rocksdb::IOStatus st = write("/long", rocksdb::Env::WLTH_EXTREME);
+    if (!persistent) {
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      continue;
+    }
+    ASSERT_FALSE(st.ok());
+    EXPECT_TRUE(st.IsIOError() && !st.IsNoSpace()) << st.ToString();
+    EXPECT_NE(st.ToString().find("the device failed a zone command"), std::string::npos) << st.ToString();
+    EXPECT_EQ(FsckText(*fs), "");
+  }
+}
+
 TEST(PowerLossTest, WriteErrorsSurfaceAndRecover) {
   std::unique_ptr<ZonedDevice> ram;
   ASSERT_TRUE(OpenDevice("ram:zones=32,zone_size=2M,max_open=14,max_active=14,auto_close=0", &ram).ok());
