@@ -318,7 +318,9 @@ class Compactor {
   // Waits until no job runs and the picker finds nothing to do, or until
   // timeout_ms passes (then Busy). Returns the first job error, if any.
   virtual Status WaitUntilIdle(uint64_t timeout_ms) = 0;
-  // Lets running jobs finish, then joins the threads. Idempotent.
+  // Lets running jobs finish, then joins the threads; in hybrid mode it
+  // hands compaction back to RocksDB (restores the L0 trigger and level
+  // base the options gave). Idempotent.
   virtual void Stop() = 0;
   // Starts no new job until Resume(); returns once no job runs (another
   // caller's CompactFiles, e.g. the space-pressure blob GC, then finds no

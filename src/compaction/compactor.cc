@@ -125,6 +125,18 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     }
     for (std::thread& t : threads_) t.join();
     slot_->Bind(nullptr);
+    // Leave RocksDB's own compaction as it was configured.
+    bool external = false;
+    {
+      MutexLock l(&mode_mu_);
+      external = external_;
+    }
+    if (hybrid() && external) {
+      Status s = ApplyMode(false);
+      MutexLock l(&mode_mu_);
+      if (s.ok()) RecordSwitchLocked(false, opts_.free_ratio());
+      else Fail(s);
+    }
   }
 
   void Pause() override {
@@ -208,22 +220,57 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   // below native_free_ratio (CompactorOptions). Sets RocksDB's L0 trigger
   // and level base to match; returns true when the picker is in charge.
   // RocksDB's running native jobs finish either way; a pick that meets one
-  // of their files is refused (Aborted) and picked again later.
+  // of their files is refused (Aborted) and picked again later. One thread
+  // switches at a time; SetOptions (which waits for RocksDB's write thread)
+  // runs without mode_mu_, so Stats() never waits for it.
   bool UpdateMode() ZONEKV_EXCLUDES(mu_, mode_mu_) {
     const double free = opts_.free_ratio();
+    bool want = false;
+    {
+      MutexLock l(&mode_mu_);
+      want = external_ ? free < opts_.native_free_ratio + CompactorOptions::kHybridBand
+                       : free < opts_.native_free_ratio;
+      if (want == external_ || switching_) return external_;
+      switching_ = true;
+    }
+    Status s = ApplyMode(want);
     MutexLock l(&mode_mu_);
-    const bool want = external_ ? free < opts_.native_free_ratio + CompactorOptions::kHybridBand
-                                : free < opts_.native_free_ratio;
-    if (want == external_) return external_;
-    // The picker's mode leaves RocksDB's leveled picker next to nothing: a
-    // level base no LSM reaches, and the L0 trigger raised to the slowdown
-    // trigger (RocksDB requires trigger <= slowdown), so RocksDB compacts L0
-    // only once writers would slow down anyway, a safety net counted as
-    // "native" jobs. Not disable_auto_compactions: that would also lift the
-    // L0 slowdown and stop triggers, and writers would outrun the picker
-    // (under kCompactionStyleNone they apply).
+    switching_ = false;
+    if (!s.ok()) {
+      Fail(s);
+      return external_;
+    }
+    RecordSwitchLocked(want, free);
+    return external_;
+  }
+
+  // Counts and logs a switch that ApplyMode made.
+  void RecordSwitchLocked(bool to_external, double free) ZONEKV_REQUIRES(mode_mu_) {
+    const int64_t now = static_cast<int64_t>(NowNs());
+    if (to_external) {
+      ++hybrid_.to_external;
+      external_since_ns_ = now;
+    } else {
+      ++hybrid_.to_native;
+      hybrid_.external_s += static_cast<double>(now - external_since_ns_) / 1e9;
+    }
+    if (hybrid_.switches.size() < HybridStats::kMaxLogged) {
+      hybrid_.switches.push_back({static_cast<double>(now - start_ns_) / 1e9, to_external, free});
+    }
+    external_ = to_external;
+  }
+
+  // Sets RocksDB's options for the picker's mode (external) or for native
+  // compaction. The picker's mode leaves RocksDB's leveled picker next to
+  // nothing: a level base no LSM reaches, and the L0 trigger raised to the
+  // slowdown trigger (RocksDB requires trigger <= slowdown), so RocksDB
+  // compacts L0 only once writers would slow down anyway, a safety net
+  // counted as "native" jobs. Not disable_auto_compactions: that would also
+  // lift the L0 slowdown and stop triggers, and writers would outrun the
+  // picker (under kCompactionStyleNone they apply).
+  Status ApplyMode(bool external) ZONEKV_EXCLUDES(mode_mu_) {
     std::unordered_map<std::string, std::string> opts;
-    if (want) {
+    if (external) {
       const int trigger = std::max(db_options_.level0_file_num_compaction_trigger,
                                    db_options_.level0_slowdown_writes_trigger);
       opts = {{"level0_file_num_compaction_trigger", std::to_string(trigger)},
@@ -234,22 +281,10 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     }
     rocksdb::Status rs = db_->SetOptions(cf_, opts);
     if (!rs.ok()) {
-      Fail(Status::IOError("hybrid compaction: SetOptions of the L0 trigger and level base failed: " + rs.ToString()));
-      return external_;
+      return Status::IOError("hybrid compaction: SetOptions of the L0 trigger and level base failed: " +
+                             rs.ToString());
     }
-    const int64_t now = static_cast<int64_t>(NowNs());
-    if (want) {
-      ++hybrid_.to_external;
-      external_since_ns_ = now;
-    } else {
-      ++hybrid_.to_native;
-      hybrid_.external_s += static_cast<double>(now - external_since_ns_) / 1e9;
-    }
-    if (hybrid_.switches.size() < HybridStats::kMaxLogged) {
-      hybrid_.switches.push_back({static_cast<double>(now - start_ns_) / 1e9, want, free});
-    }
-    external_ = want;
-    return external_;
+    return Status::OK();
   }
 
   void Reserve(const Job& job, bool on) ZONEKV_REQUIRES(mu_) {
@@ -410,7 +445,8 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   // Hybrid mode. Taken without mu_; held across SetOptions (RocksDB calls no
   // listener from it).
   mutable Mutex mode_mu_;
-  bool external_ ZONEKV_GUARDED_BY(mode_mu_) = false;  // the picker is in charge
+  bool external_ ZONEKV_GUARDED_BY(mode_mu_) = false;   // the picker is in charge
+  bool switching_ ZONEKV_GUARDED_BY(mode_mu_) = false;  // a thread is in UpdateMode's SetOptions
   int64_t external_since_ns_ ZONEKV_GUARDED_BY(mode_mu_) = 0;
   HybridStats hybrid_ ZONEKV_GUARDED_BY(mode_mu_);
 

@@ -174,15 +174,27 @@ TEST(HybridCompaction, NativeWhileSpaceIsPlentifulPickerBelowAndBackAgain) {
   EXPECT_GT(picked("native"), native_before);
 
   ExpectReadsBack(db.get(), model);
+
+  // Scarce again, then Stop: RocksDB gets its own compaction back.
+  free_ratio = 0.10;
+  Write(db.get(), &rng, 2000, &model);
+  ASSERT_TRUE(compactor->WaitUntilIdle(60000).ok());
+  EXPECT_EQ(db->GetOptions().level0_file_num_compaction_trigger, 20) << "RocksDB's own picking is on";
+  const uint64_t level_base = o.max_bytes_for_level_base;
+  EXPECT_NE(db->GetOptions().max_bytes_for_level_base, level_base);
   compactor->Stop();
+  EXPECT_EQ(db->GetOptions().level0_file_num_compaction_trigger, 2) << "Stop left RocksDB's picking off";
+  EXPECT_EQ(db->GetOptions().max_bytes_for_level_base, level_base);
   CompactorStats st = compactor->Stats();
   ASSERT_TRUE(st.hybrid.has_value());
-  EXPECT_EQ(st.hybrid->to_external, 1u);
-  EXPECT_EQ(st.hybrid->to_native, 1u);
-  ASSERT_EQ(st.hybrid->switches.size(), 2u);
+  EXPECT_EQ(st.hybrid->to_external, 2u);
+  EXPECT_EQ(st.hybrid->to_native, 2u);
+  ASSERT_EQ(st.hybrid->switches.size(), 4u);
   EXPECT_TRUE(st.hybrid->switches[0].to_external);
   EXPECT_DOUBLE_EQ(st.hybrid->switches[0].free_ratio, 0.10);
   EXPECT_FALSE(st.hybrid->switches[1].to_external);
+  EXPECT_TRUE(st.hybrid->switches[2].to_external);
+  EXPECT_FALSE(st.hybrid->switches[3].to_external);
   EXPECT_GT(st.hybrid->external_s, 0);
   EXPECT_LT(st.hybrid->external_s, st.hybrid->total_s);
   EXPECT_EQ(st.metrics.failed, 0u);
