@@ -1,21 +1,19 @@
 #include "compactor_listener.h"
-#include "zonekv/mutex.h"
 
 namespace zonekv {
 
 void Compactor::ListenerSlot::Bind(CompactorEvents* target) {
   MutexLock l(&mu_);
+  idle_.wait(l, [&]() ZONEKV_REQUIRES(mu_) { return in_flight_ == 0; });
   target_ = target;
 }
 
 void Compactor::ListenerSlot::OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) {
-  MutexLock l(&mu_);
-  if (target_ != nullptr) target_->Wake();
+  Call([](CompactorEvents* t) { t->Wake(); });
 }
 
 void Compactor::ListenerSlot::OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) {
-  MutexLock l(&mu_);
-  if (target_ != nullptr) target_->NativeBegin(db, info);
+  Call([&](CompactorEvents* t) { t->NativeBegin(db, info); });
 }
 
 void Compactor::ListenerSlot::OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& info) {
@@ -24,25 +22,22 @@ void Compactor::ListenerSlot::OnCompactionCompleted(rocksdb::DB*, const rocksdb:
   // listeners of CompactFiles jobs, so the compactor wakes itself after each
   // of its own jobs. A failed compaction changed nothing; waking on it could
   // spin on a DB that fails every job.
-  MutexLock l(&mu_);
-  if (target_ == nullptr) return;
-  target_->NativeCompleted(info);
-  if (info.status.ok()) target_->Wake();
+  Call([&](CompactorEvents* t) {
+    t->NativeCompleted(info);
+    if (info.status.ok()) t->Wake();
+  });
 }
 
 void Compactor::ListenerSlot::OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) {
-  MutexLock l(&mu_);
-  if (target_ != nullptr) target_->FileDeleted(info.file_path);
+  Call([&](CompactorEvents* t) { t->FileDeleted(info.file_path); });
 }
 
 void Compactor::ListenerSlot::OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& info) {
-  MutexLock l(&mu_);
-  if (target_ != nullptr) target_->SubcompactionBegin(info);
+  Call([&](CompactorEvents* t) { t->SubcompactionBegin(info); });
 }
 
 void Compactor::ListenerSlot::OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo& info) {
-  MutexLock l(&mu_);
-  if (target_ != nullptr) target_->SubcompactionCompleted(info);
+  Call([&](CompactorEvents* t) { t->SubcompactionCompleted(info); });
 }
 
 }  // namespace zonekv

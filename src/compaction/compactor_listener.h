@@ -3,6 +3,7 @@
 // once it starts; events before binding or after unbinding are dropped.
 #pragma once
 
+#include <condition_variable>
 #include <string>
 
 #include <rocksdb/listener.h>
@@ -33,7 +34,7 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
  public:
   const char* Name() const override { return "zonekv.Compactor"; }
   // target may be null (unbind). Waits for callbacks in flight to finish.
-  void Bind(CompactorEvents* target);
+  void Bind(CompactorEvents* target) ZONEKV_EXCLUDES(mu_);
 
   void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;
   void OnCompactionBegin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& info) override;
@@ -43,8 +44,28 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
   void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override;
 
  private:
+  // Runs f(target) if bound, without mu_: callbacks on RocksDB's threads run
+  // concurrently (a native job's begin reads the DB's and the file system's
+  // metadata; a flush's wake-up must not queue behind it). Bind waits for
+  // the calls in flight.
+  template <typename F>
+  void Call(F&& f) ZONEKV_EXCLUDES(mu_) {
+    CompactorEvents* target = nullptr;
+    {
+      MutexLock l(&mu_);
+      if (target_ == nullptr) return;
+      target = target_;
+      ++in_flight_;
+    }
+    f(target);
+    MutexLock l(&mu_);
+    if (--in_flight_ == 0) idle_.notify_all();
+  }
+
   Mutex mu_;
+  std::condition_variable_any idle_;
   CompactorEvents* target_ ZONEKV_GUARDED_BY(mu_) = nullptr;
+  int in_flight_ ZONEKV_GUARDED_BY(mu_) = 0;  // calls into target_ running
 };
 
 }  // namespace zonekv
