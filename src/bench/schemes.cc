@@ -83,6 +83,14 @@ std::vector<Scheme> MakeSchemes() {
        {{"alloc", "liza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
+      {"coop",
+       "issue 20's first cut, every paper's mechanism in one stack: BAZA + Z_Cutoff for blob files, CAZA for SSTs "
+       "under RocksDB's native compaction (n-caza), FAR runtime reset, the space-pressure blob GC, zone cleaning "
+       "that leaves all-blob zones to blob GC above 5% free",
+       {{"alloc", "caza"}, {"blob_alloc", "baza"}, {"zc", "zenfs"}, {"zc_sst_only", "false"},
+        {"zc_defer_blob_pct", "5"}, {"reset", "far"}, {"reset_far_t", "0.7"}, {"reset_far_func", "linear"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "zcutoff"}, {"space_gc", "zones"}, {"space_gc_free_pct", "15"}}},
   };
 }
 

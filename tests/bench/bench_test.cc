@@ -269,6 +269,39 @@ TEST(BenchTest, CazaPlacesCompactionOutputsUnderEveryCompactionMode) {
   }
 }
 
+// Issue 20's coop scheme composes every paper's mechanism in one run: BAZA
+// places the blob files and CAZA the compaction outputs (native
+// compaction), FAR resets, Z_Cutoff and the space-pressure blob GC run.
+TEST(BenchTest, CoopComposesEveryPapersMechanism) {
+  BenchConfig c = TinyConfig("fillrandom");
+  c.scheme = "coop";
+  c.num = 30000;
+  c.rocksdb_knobs.push_back({"enable_blob_files", "true"});
+  c.rocksdb_knobs.push_back({"min_blob_size", "500"});
+  c.rocksdb_knobs.push_back({"blob_file_size", "1M"});
+  c.rocksdb_knobs.push_back({"enable_blob_garbage_collection", "true"});
+  BenchOutput out;
+  Status s = RunBench(c, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectStableKeys(out.json);
+  EXPECT_EQ(At(out.json, "config.fs.policy.alloc")->str(), "caza");
+  EXPECT_EQ(At(out.json, "config.fs.policy.blob_alloc")->str(), "baza");
+  EXPECT_EQ(At(out.json, "config.fs.policy.reset")->str(), "far");
+  EXPECT_EQ(At(out.json, "config.controllers.blob_gc_cutoff")->str(), "zcutoff");
+  EXPECT_EQ(At(out.json, "config.controllers.space_gc")->str(), "zones");
+  const Json* reasons = At(out.json, "fs.alloc_reasons");
+  ASSERT_NE(reasons, nullptr);
+  EXPECT_NE(reasons->Find("baza"), nullptr) << "no blob file placed by BAZA: " << reasons->Dump();
+  double caza = 0;
+  for (const char* r : {"caza.partner", "caza.neighbour", "caza.fallback"}) {
+    if (const Json* n = reasons->Find(r)) caza += n->number();
+  }
+  EXPECT_GT(caza, 0) << "no compaction output placed by CAZA: " << reasons->Dump();
+  ASSERT_NE(At(out.json, "controllers.zcutoff.updates"), nullptr);
+  EXPECT_GT(At(out.json, "controllers.zcutoff.updates")->number(), 0);
+  EXPECT_NE(At(out.json, "controllers.space_gc"), nullptr);
+}
+
 TEST(BenchTest, ZoneAwareControllersNeedTheZonedFileSystem) {
   BenchConfig c = TinyConfig("fillrandom");
   c.fs = "posix";
