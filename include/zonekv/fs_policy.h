@@ -36,6 +36,7 @@
 #include <memory>
 #include <compare>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zonekv/registry.h"
@@ -126,6 +127,16 @@ class SstIndex {
     auto operator<=>(const Key&) const = default;
   };
   using LevelMap = std::map<Key, FileView>;
+  using RefMap = std::map<Key, const FileView*>;
+  // What removals and replacements left to free. The engine takes it into
+  // a local declared before its lock and frees it after (TakeGarbage), as
+  // it does with dropped file records: a free under the lock can make
+  // glibc consolidate its arena (milliseconds, seen in the lock profile).
+  struct Garbage {
+    std::vector<LevelMap::node_type> files;
+    std::vector<RefMap::node_type> refs;
+    std::vector<FileView> views;
+  };
 
   SstIndex() = default;
   SstIndex(SstIndex&&) = default;
@@ -166,6 +177,9 @@ class SstIndex {
   // Files in the scanned sets of all levels: now, and the most there ever were.
   size_t overlapping() const { return overlapping_; }
   size_t overlapping_peak() const { return overlapping_peak_; }
+  // Moves what is left to free into *out (which should be empty).
+  void TakeGarbage(Garbage* out) { std::swap(*out, garbage_); }
+
   // Internal consistency (the disjoint sets are disjoint and every file is
   // in exactly one set); the first problem found, empty if none.
   std::string Check() const;
@@ -173,8 +187,8 @@ class SstIndex {
  private:
   struct LevelSets {
     LevelMap files;
-    std::map<Key, const FileView*> disjoint;     // pairwise non-overlapping, well-formed ranges
-    std::map<Key, const FileView*> overlapping;  // the rest
+    RefMap disjoint;     // pairwise non-overlapping, well-formed ranges
+    RefMap overlapping;  // the rest
   };
   // Whether f fits into L.disjoint without overlapping a member.
   static bool FitsDisjoint(const LevelSets& L, const Key& k, const FileView& f);
@@ -184,6 +198,7 @@ class SstIndex {
   std::vector<LevelSets> levels_;
   std::map<uint64_t, std::pair<int, LevelMap::iterator>> where_;  // id -> level, entry
   size_t overlapping_ = 0, overlapping_peak_ = 0;
+  Garbage garbage_;
 };
 
 struct FsView {

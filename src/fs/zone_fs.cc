@@ -499,11 +499,13 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
 Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
   Status s;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     FileRecord* f = nullptr;
     s = CreateLocked(name, &f);
     dropped.swap(dropped_);  // the file `name` replaced, if any
+    sst_index_.TakeGarbage(&index_garbage);
     if (s.ok()) {
       f->writing = true;
       sst_index_.SetOpenForWrite(f->meta.id, true);
@@ -540,6 +542,7 @@ Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
 void ZoneFs::Impl::CloseHandle(FileRecord* f) {
   bool freed = false;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (--f->handles == 0 && f->deleted) {
@@ -547,12 +550,14 @@ void ZoneFs::Impl::CloseHandle(FileRecord* f) {
       freed = true;
     }
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
   }
   if (freed) RuntimeReset();
 }
 
 Status ZoneFs::Impl::DeleteFile(const std::string& name) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
@@ -561,6 +566,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
     EditBatch b;
     UnlinkLocked(f, &b);
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
     ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
   }
   RuntimeReset();
@@ -569,6 +575,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
 
 Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
@@ -579,6 +586,7 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
     EditBatch b;
     if (FileRecord* old = FindLocked(dst)) UnlinkLocked(old, &b);
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
     b.Rename(f->meta.id, dst);
     NameRemovedLocked(f);
     f->meta.name = dst;

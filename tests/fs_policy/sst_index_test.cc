@@ -163,6 +163,12 @@ TEST(SstIndexTest, OnlyOverlappingFilesAreScanned) {
   index.Erase(4);
   EXPECT_EQ(index.OverlappingCount(2), 0u);
   EXPECT_EQ(index.Check(), "");
+  // The removed entries wait to be freed outside the engine's lock.
+  SstIndex::Garbage garbage;
+  index.TakeGarbage(&garbage);
+  EXPECT_EQ(garbage.files.size(), 3u);
+  EXPECT_EQ(index.overlapping(), 0u);
+  EXPECT_EQ(index.overlapping_peak(), 1u);
 }
 
 namespace {

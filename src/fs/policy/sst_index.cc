@@ -58,10 +58,10 @@ void SstIndex::Remove(int level, LevelMap::iterator it) {
   LevelSets& L = levels_[static_cast<size_t>(level)];
   auto d = L.disjoint.find(it->first);
   if (d == L.disjoint.end()) {
-    L.overlapping.erase(it->first);
+    garbage_.refs.push_back(L.overlapping.extract(it->first));
     overlapping_--;
     where_.erase(it->second.id);
-    L.files.erase(it);
+    garbage_.files.push_back(L.files.extract(it));
     return;
   }
   // The removed file may have been all that kept others out of the
@@ -72,18 +72,20 @@ void SstIndex::Remove(int level, LevelMap::iterator it) {
   std::string gap_after;  // the previous member's largest key ("" : none)
   bool has_prev = d != L.disjoint.begin();
   if (has_prev) gap_after = std::prev(d)->second->hints.largest_key;
-  auto next = L.disjoint.erase(d);
+  auto next = std::next(d);
+  garbage_.refs.push_back(L.disjoint.extract(d));
   const bool has_next = next != L.disjoint.end();
   std::string gap_before = has_next ? next->second->hints.smallest_key : std::string();
   where_.erase(it->second.id);
-  L.files.erase(it);
+  garbage_.files.push_back(L.files.extract(it));
   // (From the first starting at gap_after: those overlap the previous member
   // and stay, one comparison each.)
   auto o = has_prev ? L.overlapping.lower_bound(Key{gap_after, std::string(), 0}) : L.overlapping.begin();
   for (; o != L.overlapping.end() && (!has_next || o->first.smallest < gap_before);) {
     if (FitsDisjoint(L, o->first, *o->second)) {
-      L.disjoint.emplace(o->first, o->second);
-      o = L.overlapping.erase(o);
+      auto next_o = std::next(o);
+      L.disjoint.insert(L.overlapping.extract(o));  // the node moves: nothing is freed
+      o = next_o;
       overlapping_--;
     } else {
       ++o;
@@ -98,6 +100,7 @@ void SstIndex::Put(FileView f) {
     if (Indexed(f.hints) && level == f.hints.level && it->first == KeyOf(f)) {
       // Same place in the index (level, smallest key, name): in place.
       const bool largest_changed = it->second.hints.largest_key != f.hints.largest_key;
+      garbage_.views.push_back(std::move(it->second));
       it->second = std::move(f);
       if (!largest_changed) return;
       // A new largest key may make the file overlap a neighbour, or fit
