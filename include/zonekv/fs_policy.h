@@ -31,10 +31,10 @@
 #pragma once
 
 #include <cstdint>
+#include <compare>
 #include <functional>
 #include <map>
 #include <memory>
-#include <compare>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,6 +132,8 @@ class SstIndex {
   // a local declared before its lock and frees it after (TakeGarbage), as
   // it does with dropped file records: a free under the lock can make
   // glibc consolidate its arena (milliseconds, seen in the lock profile).
+  // What calls that do not take it leave (re-hints) waits for the next
+  // create, close, delete or rename.
   struct Garbage {
     std::vector<LevelMap::node_type> files;
     std::vector<RefMap::node_type> refs;
