@@ -176,6 +176,10 @@ class CompactionPicker {
   virtual const char* name() const = 0;
   // Whether the picker needs a zone layout for every call.
   virtual bool needs_layout() const = 0;
+  // Whether a Pick at this free-space ratio (FsView::free_ratio) reads the
+  // zones of the files (ZoneLayout::sst_zones); when false, a layout with
+  // free_ratio alone gives the same pick. Asked only if needs_layout().
+  virtual bool needs_layout_at(double free_ratio) const { return needs_layout(); }
   // A job on `view`, or false if no level needs compaction or every candidate
   // conflicts with a running job. `layout` may be null unless needs_layout().
   virtual bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) = 0;
@@ -224,6 +228,12 @@ struct CompactorOptions {
   // threads before each pick (with the compactor's picking lock held) and
   // after each job; must not call into the compactor.
   std::function<Status(FsView* out)> layout;
+  // The zones and only the SSTs with these numbers (ZoneFs::SstView): what a
+  // job's S_same and S_inval need, without a copy of every SST under the
+  // file system's lock at each job's start and end. Optional: when empty,
+  // `layout` serves instead. With it, `layout` is called only when the
+  // picker needs every file's zones (CompactionPicker::needs_layout_at).
+  std::function<Status(const std::vector<uint64_t>& numbers, FsView* out)> layout_of;
 
   // Called on the compactor thread that then calls CompactFiles, before any
   // output is written; RocksDB writes a CompactFiles job's outputs from the
@@ -349,9 +359,12 @@ class NativeCompactionObserver {
   // the compaction's own thread; RocksDB writes a job's outputs from that
   // thread when max_subcompactions is 1 (with more, the other subcompactions'
   // outputs get no hint). Hint job ids start at kNativeHintJobBase.
+  // `layout_of` (may be empty): the zones and only the listed SSTs, as
+  // CompactorOptions::layout_of; when set, each job reads only its own inputs.
   explicit NativeCompactionObserver(std::function<Status(FsView* out)> layout,
                                     std::function<void(const CompactionJobHint&)> on_job_start = {},
-                                    std::function<void(uint64_t job_id, const Status& result)> on_job_end = {});
+                                    std::function<void(uint64_t job_id, const Status& result)> on_job_end = {},
+                                    std::function<Status(const std::vector<uint64_t>& numbers, FsView* out)> layout_of = {});
   ~NativeCompactionObserver();
   // Add to Options::listeners before DB::Open.
   std::shared_ptr<rocksdb::EventListener> listener() const;

@@ -31,10 +31,12 @@
 #pragma once
 
 #include <cstdint>
+#include <compare>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zonekv/registry.h"
@@ -64,6 +66,8 @@ struct FileHints {
   std::string smallest_key;      // key range of an SST, empty if unknown
   std::string largest_key;
   Lifetime lifetime = Lifetime::kNotSet;
+
+  bool operator==(const FileHints&) const = default;
 };
 
 // One zone as policies see it. Bytes are relative to the zone.
@@ -94,6 +98,109 @@ struct FileView {
   uint64_t size_bytes = 0;
   bool open_for_write = false;
   std::map<uint32_t, uint64_t> bytes_per_zone;  // zone id -> bytes of this file in it
+
+  bool operator==(const FileView&) const = default;
+};
+
+// The SSTs with a level and a key range, by level and key order: what CAZA
+// reads. The engine keeps one up to date as files are created, written,
+// renamed, re-hinted, moved by the cleaner and deleted (O(log n) per change;
+// an append one lookup by id), so an allocation reads only the
+// candidates instead of every file (issue 24). A policy reaches the engine's
+// index through FsView::ssts; SstIndex::FromFiles builds the same index from
+// a view's files (hand-built views, tools, the tests' reference).
+//
+// Each level is split in two: `disjoint`, files whose key ranges overlap no
+// other file of that set (RocksDB's invariant for levels >= 1), answered by
+// a binary search, and `overlapping` (L0, a compaction's outputs while they
+// carry the job's whole key range, files not yet deleted after a compaction),
+// scanned. So an overlap query costs O(log n + k + w) for k results and w
+// overlapping files of the level, a neighbour walk O(log n) per step.
+class SstIndex {
+ public:
+  // Order of a level: smallest key, then name, then id (the order of
+  // FsView::files, which are by name, for files with equal smallest keys).
+  struct Key {
+    std::string smallest;
+    std::string name;
+    uint64_t id = 0;
+    auto operator<=>(const Key&) const = default;
+  };
+  using LevelMap = std::map<Key, FileView>;
+  using RefMap = std::map<Key, const FileView*>;
+  // What removals and replacements left to free. The engine takes it into
+  // a local declared before its lock and frees it after (TakeGarbage), as
+  // it does with dropped file records: a free under the lock can make
+  // glibc consolidate its arena (milliseconds, seen in the lock profile).
+  // What calls that do not take it leave (re-hints) waits for the next
+  // create, close, delete or rename.
+  struct Garbage {
+    std::vector<LevelMap::node_type> files;
+    std::vector<RefMap::node_type> refs;
+    std::vector<FileView> views;
+  };
+
+  SstIndex() = default;
+  SstIndex(SstIndex&&) = default;
+  SstIndex& operator=(SstIndex&&) = default;
+  SstIndex(const SstIndex&) = delete;
+  SstIndex& operator=(const SstIndex&) = delete;
+
+  // Whether a file with these hints is indexed: an SST with a level (>= 0)
+  // and a key range (non-empty smallest key).
+  static bool Indexed(const FileHints& h);
+  // The index of `files` (those Indexed).
+  static SstIndex FromFiles(const std::vector<FileView>& files);
+
+  // Adds f or replaces the entry of f.id; removes it when f is not Indexed.
+  void Put(FileView f);
+  // Removes file `id`; no-op if absent.
+  void Erase(uint64_t id);
+  // File `id` grew by `bytes` in `zone` and is now `size_bytes` long (the
+  // engine's append path: FileView::bytes_per_zone counts rounded extent
+  // lengths, and an append adds its rounded length). No-op if absent.
+  void AddBytes(uint64_t id, uint32_t zone, uint64_t bytes, uint64_t size_bytes);
+  // No-op if absent.
+  void SetOpenForWrite(uint64_t id, bool open);
+
+  const FileView* Find(uint64_t id) const;
+  size_t size() const { return where_.size(); }
+  // Every file, by id.
+  std::vector<FileView> Files() const;
+  // The files of `level` in Key order; nullptr if the level has none.
+  const LevelMap* Level(int level) const;
+  // Appends to *out the files of `level`, other than `except`, whose key
+  // range overlaps [smallest, largest] (FileHints' rule: neither range ends
+  // before the other begins), in no particular order.
+  void Overlapping(int level, const std::string& smallest, const std::string& largest, uint64_t except,
+                   std::vector<const FileView*>* out) const;
+  // Files of `level` kept in the scanned (overlapping) set; for tests and metrics.
+  size_t OverlappingCount(int level) const;
+  // Files in the scanned sets of all levels: now, and the most there ever were.
+  size_t overlapping() const { return overlapping_; }
+  size_t overlapping_peak() const { return overlapping_peak_; }
+  // Moves what is left to free into *out (which should be empty).
+  void TakeGarbage(Garbage* out) { std::swap(*out, garbage_); }
+
+  // Internal consistency (the disjoint sets are disjoint and every file is
+  // in exactly one set); the first problem found, empty if none.
+  std::string Check() const;
+
+ private:
+  struct LevelSets {
+    LevelMap files;
+    RefMap disjoint;     // pairwise non-overlapping, well-formed ranges
+    RefMap overlapping;  // the rest
+  };
+  // Whether f fits into L.disjoint without overlapping a member.
+  static bool FitsDisjoint(const LevelSets& L, const Key& k, const FileView& f);
+  void Insert(FileView f);
+  void Remove(int level, LevelMap::iterator it);
+
+  std::vector<LevelSets> levels_;
+  std::map<uint64_t, std::pair<int, LevelMap::iterator>> where_;  // id -> level, entry
+  size_t overlapping_ = 0, overlapping_peak_ = 0;
+  Garbage garbage_;
 };
 
 struct FsView {
@@ -108,6 +215,12 @@ struct FsView {
   // level target; L0 by file count), index = level; empty when unknown.
   // Supplied from above (the compactor or the benchmark glue) for CAZA.
   std::vector<double> level_scores;
+  // The engine's SST index, or nullptr. Set only in the view the engine
+  // hands an allocation policy, and valid only during that call (the index
+  // is the engine's, guarded by its lock); a copy of the view must not use
+  // it. Views from ZoneFs::View() and hand-built ones leave it null: CAZA
+  // then indexes FsView::files itself.
+  const SstIndex* ssts = nullptr;
 
   // ZenFS definitions: free = unwritten capacity of non-full zones (zones that
   // can still accept data); used = valid bytes; reclaimable = invalid bytes in

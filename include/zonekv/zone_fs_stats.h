@@ -84,6 +84,9 @@ struct ZoneFsStats {
   uint64_t zc_passes = 0;            // cleaner rounds
   uint64_t zc_emergency_passes = 0;  // victims of the emergency pass
   uint64_t files = 0;                // live files
+  // CAZA's SST index (SstIndex): SSTs with a level and key range; of them,
+  // those in the scanned (overlapping) sets now, and the most there ever were.
+  uint64_t sst_index_files = 0, sst_index_overlapping = 0, sst_index_overlapping_peak = 0;
   uint64_t journal_rolls = 0;        // metadata-zone rollovers
   FsLockStats lock;
   FsJournalStats journal;

@@ -177,6 +177,11 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // that read zones only (free space, each zone's youngest blob file) ask
   // for none, callers that map SSTs to zones for SSTs.
   FsView View(ViewFiles files = ViewFiles::kAll) const;
+  // The data zones and only the live SSTs with these RocksDB file numbers
+  // (in any directory; a number listed twice counts once), by name: what
+  // one compaction's S_same and S_inval need. O(zones + those files'
+  // extents) under the lock, however many SSTs there are.
+  FsView SstView(const std::vector<uint64_t>& numbers) const;
   // Counters and ratios (zone_fs_stats.h; ToJson gives the fs.* keys of
   // docs/metrics.md). Copies the counters and the zone table under the file
   // system's lock: O(zones), cheap enough to sample every second.

@@ -27,6 +27,16 @@ std::function<Status(FsView*)> SstLayout(std::function<FsView(ViewFiles)> view) 
   };
 }
 
+// The zones and the listed SSTs only (one job's files); empty without sst_view.
+std::function<Status(const std::vector<uint64_t>&, FsView*)> SstLayoutOf(
+    std::function<FsView(const std::vector<uint64_t>&)> sst_view) {
+  if (!sst_view) return {};
+  return [sst_view = std::move(sst_view)](const std::vector<uint64_t>& numbers, FsView* out) {
+    *out = sst_view(numbers);
+    return Status::OK();
+  };
+}
+
 }  // namespace
 
 const KnobTable<ControllerOptions>& ControllerKnobs() {
@@ -117,7 +127,8 @@ Status Controllers::Prepare(const ControllerOptions& opts, FsHooks fs, rocksdb::
       start = [sink](const CompactionJobHint& h) { sink(&h); };
       end = [sink](uint64_t, const Status&) { sink(nullptr); };
     }
-    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->fs_.view), std::move(start), std::move(end));
+    c->native_ = std::make_unique<NativeCompactionObserver>(SstLayout(c->fs_.view), std::move(start), std::move(end),
+                                                            SstLayoutOf(c->fs_.sst_view));
     options->listeners.push_back(c->native_->listener());
   }
   std::function<FsView()> zones;  // Z_Cutoff reads each full zone's youngest blob file: zones only
@@ -156,6 +167,7 @@ Status Controllers::Start(rocksdb::DB* db) {
     copts.picker = opts_.compaction;
     copts.picker_options = opts_.picker;
     if (fs_.view) copts.layout = SstLayout(fs_.view);
+    copts.layout_of = SstLayoutOf(fs_.sst_view);
     if (opts_.hybrid_native_free_pct > 0) {
       copts.native_free_ratio = opts_.hybrid_native_free_pct / 100;
       copts.free_ratio = [v = fs_.view] { return v(ViewFiles::kNone).free_ratio(); };

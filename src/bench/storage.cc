@@ -175,6 +175,7 @@ Status OpenZoneFs(const BenchConfig& config, const Scheme& scheme, std::unique_p
 FsHooks ZoneFsHooks(std::shared_ptr<ZoneFs> fs) {
   FsHooks h;
   h.view = [fs](ViewFiles files) { return fs->View(files); };
+  h.sst_view = [fs](const std::vector<uint64_t>& numbers) { return fs->SstView(numbers); };
   h.job_hints = [fs](const CompactionJobHint* job) {
     if (job == nullptr) {
       ZoneFs::ClearThreadJobHint();

@@ -311,14 +311,25 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     }
     for (const auto& r : running_outputs_) view.running.push_back(r.second);
 
-    if (opts_.layout) {
-      Status s = opts_.layout(&job->before);
-      if (s.ok()) {
-        job->layout = ZoneLayout::FromFsView(job->before);
+    // The zone layout the picker reads: every SST's zones only when it needs
+    // them at the current free space (with layout_of, the zones alone tell).
+    // Otherwise, after the pick, the zones and the job's own files: all that
+    // S_same and S_inval read.
+    Status s;
+    bool full = false;  // job->layout maps every SST
+    if (picker_->needs_layout() && scorer_.has_layout()) {
+      FsView zones;
+      if (opts_.layout_of && (s = opts_.layout_of({}, &zones)).ok() && !picker_->needs_layout_at(zones.free_ratio())) {
+        job->layout = ZoneLayout::FromFsView(zones);  // free_ratio alone
         job->have_layout = true;
-      } else if (picker_->needs_layout()) {
+      } else if (s.ok() && opts_.layout && (s = opts_.layout(&job->before)).ok()) {
+        job->layout = ZoneLayout::FromFsView(job->before);
+        job->have_layout = full = true;
+      }
+      if (!job->have_layout) {
         Fail(Status::IOError("compaction picker " + std::string(picker_->name()) +
-                             " needs the zone layout, but the layout provider failed: " + s.ToString()));
+                             " needs the zone layout, but the layout provider failed: " +
+                             (s.ok() ? std::string("no provider of every SST's zones") : s.ToString())));
         return false;
       }
     }
@@ -329,6 +340,12 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     if (!picked) return false;
     job->id = ++next_job_id_;
     job->level_scores = LevelScores(view);
+    if (!full && scorer_.has_layout()) {
+      std::vector<uint64_t> numbers = job->pick.input_files;
+      numbers.insert(numbers.end(), job->pick.output_files.begin(), job->pick.output_files.end());
+      job->have_layout = scorer_.LayoutOf(numbers, &job->before).ok();
+      if (job->have_layout) job->layout = ZoneLayout::FromFsView(job->before);
+    }
     if (job->have_layout) {
       std::vector<const SstFileView*> files;
       std::set<uint64_t> numbers(job->pick.input_files.begin(), job->pick.input_files.end());
@@ -425,8 +442,8 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   const std::unique_ptr<CompactionPicker> picker_;
   const std::shared_ptr<ListenerSlot> slot_;
   CompactionMetrics metrics_;
-  mutable InvalScorer scorer_{opts_.layout, &metrics_};  // after metrics_
-  NativeJobRecorder native_{opts_.layout, &metrics_, &scorer_, opts_.on_job_start, opts_.on_job_end};  // after scorer_
+  mutable InvalScorer scorer_{opts_.layout, opts_.layout_of, &metrics_};  // after metrics_
+  NativeJobRecorder native_{&metrics_, &scorer_, opts_.on_job_start, opts_.on_job_end};  // after scorer_
   const int64_t start_ns_ = static_cast<int64_t>(NowNs());
   std::vector<std::thread> threads_;  // written only by Launch, before any thread runs
 

@@ -10,6 +10,12 @@ uint64_t InvalScorer::SstNumber(const std::string& path) {
   return FileKindFromName(path, &number) == FileKind::kSst ? number : 0;
 }
 
+Status InvalScorer::LayoutOf(const std::vector<uint64_t>& numbers, FsView* out) const {
+  if (layout_of_) return layout_of_(numbers, out);
+  if (layout_) return layout_(out);
+  return Status::NotSupported("no zone layout");
+}
+
 void InvalScorer::Add(const CompactionJobRecord& record, std::vector<uint64_t> inputs, FsView before, ZoneLayout before_layout) {
   Waiting w;
   w.record = record;
@@ -24,7 +30,7 @@ void InvalScorer::Add(const CompactionJobRecord& record, std::vector<uint64_t> i
   // file system drops a file before RocksDB reports its deletion).
   MutexLock l(&mu_);
   FsView now;
-  if (layout_ && layout_(&now).ok()) {
+  if (has_layout() && LayoutOf(w.inputs, &now).ok()) {
     std::set<uint64_t> present;
     for (const auto& f : now.files) {
       if (f.hints.kind == FileKind::kSst) present.insert(f.hints.number);
@@ -65,8 +71,10 @@ void InvalScorer::ScoreLocked(Waiting* w, const std::optional<FsView>& view) {
   if (view) {
     w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, *view);
   } else {
-    FsView after;
-    if (layout_ && layout_(&after).ok()) w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, after);
+    FsView after;  // zones only: InvalidScore reads the inputs' zones from the layout before
+    if (has_layout() && LayoutOf({}, &after).ok()) {
+      w->record.s_inval = InvalidScore(w->inputs, w->layout, w->before, after);
+    }
   }
   metrics_->AddJob(w->record);
 }

@@ -22,10 +22,16 @@ namespace zonekv {
 
 class InvalScorer {
  public:
-  // layout: the file system's view source; metrics: where finished jobs go.
-  // Both must outlive the scorer.
-  InvalScorer(std::function<Status(FsView*)> layout, CompactionMetrics* metrics)
-      : layout_(std::move(layout)), metrics_(metrics) {}
+  using LayoutOfFn = std::function<Status(const std::vector<uint64_t>& numbers, FsView* out)>;
+  // layout: the file system's view source; layout_of (may be empty): the
+  // zones and only the listed SSTs (CompactorOptions::layout_of), which is
+  // all the scorer reads; metrics: where finished jobs go (must outlive the scorer).
+  InvalScorer(std::function<Status(FsView*)> layout, LayoutOfFn layout_of, CompactionMetrics* metrics)
+      : layout_(std::move(layout)), layout_of_(std::move(layout_of)), metrics_(metrics) {}
+
+  // The zones and at least the SSTs `numbers` (all SSTs without layout_of).
+  Status LayoutOf(const std::vector<uint64_t>& numbers, FsView* out) const;
+  bool has_layout() const { return layout_ || layout_of_; }
 
   // A finished job whose S_inval waits for its inputs' deletion (scored at
   // once if they are all gone already).
@@ -52,6 +58,7 @@ class InvalScorer {
   void ScoreLocked(Waiting* w, const std::optional<FsView>& view) ZONEKV_REQUIRES(mu_);
 
   const std::function<Status(FsView*)> layout_;
+  const LayoutOfFn layout_of_;
   CompactionMetrics* const metrics_;
   Mutex mu_;
   std::vector<Waiting> waiting_ ZONEKV_GUARDED_BY(mu_);

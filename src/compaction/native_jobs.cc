@@ -44,11 +44,10 @@ bool NativeHint(rocksdb::DB* db, const rocksdb::CompactionJobInfo& ci, const std
 
 }  // namespace
 
-NativeJobRecorder::NativeJobRecorder(std::function<Status(FsView*)> layout, CompactionMetrics* metrics,
-                                     InvalScorer* scorer, std::function<void(const CompactionJobHint&)> on_job_start,
+NativeJobRecorder::NativeJobRecorder(CompactionMetrics* metrics, InvalScorer* scorer,
+                                     std::function<void(const CompactionJobHint&)> on_job_start,
                                      std::function<void(uint64_t, const Status&)> on_job_end)
-    : layout_(std::move(layout)),
-      metrics_(metrics),
+    : metrics_(metrics),
       scorer_(scorer),
       on_job_start_(std::move(on_job_start)),
       on_job_end_(std::move(on_job_end)) {}
@@ -56,7 +55,9 @@ NativeJobRecorder::NativeJobRecorder(std::function<Status(FsView*)> layout, Comp
 void NativeJobRecorder::Begin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& ci) {
   Job j;
   for (const auto& f : ci.input_file_infos) j.inputs.push_back(f.file_number);
-  if (layout_ && layout_(&j.before).ok()) {
+  // The zones and the job's inputs: S_same reads the inputs' zones, S_inval
+  // those zones before and after.
+  if (scorer_->has_layout() && scorer_->LayoutOf(j.inputs, &j.before).ok()) {
     j.layout = ZoneLayout::FromFsView(j.before);
     j.have_layout = true;
   }

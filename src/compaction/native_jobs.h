@@ -32,11 +32,12 @@ constexpr uint64_t kNativeHintJobBase = 1ull << 30;
 
 class NativeJobRecorder {
  public:
-  // `layout` may be empty (no S_same/S_inval). `metrics` and `scorer` must
-  // outlive the recorder. `on_job_start`/`on_job_end` may be empty; when
+  // The zone layout comes from `scorer` (InvalScorer::LayoutOf: the zones
+  // and the job's inputs only); without one, no S_same/S_inval. `metrics`
+  // and `scorer` must outlive the recorder. `on_job_start`/`on_job_end` may be empty; when
   // set, they are called on the compaction's own thread, as
   // CompactorOptions::on_job_start/on_job_end are for external jobs.
-  NativeJobRecorder(std::function<Status(FsView*)> layout, CompactionMetrics* metrics, InvalScorer* scorer,
+  NativeJobRecorder(CompactionMetrics* metrics, InvalScorer* scorer,
                     std::function<void(const CompactionJobHint&)> on_job_start,
                     std::function<void(uint64_t job_id, const Status& result)> on_job_end);
 
@@ -62,7 +63,6 @@ class NativeJobRecorder {
     CompactionJobHint hint;  // when hinted
   };
 
-  const std::function<Status(FsView*)> layout_;
   CompactionMetrics* const metrics_;
   InvalScorer* const scorer_;
   const std::function<void(const CompactionJobHint&)> on_job_start_;

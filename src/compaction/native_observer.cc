@@ -12,9 +12,9 @@ namespace zonekv {
 class NativeCompactionObserver::Listener : public rocksdb::EventListener {
  public:
   Listener(std::function<Status(FsView*)> layout, std::function<void(const CompactionJobHint&)> on_job_start,
-           std::function<void(uint64_t, const Status&)> on_job_end)
-      : scorer_(layout, &metrics_),
-        recorder_(std::move(layout), &metrics_, &scorer_, std::move(on_job_start), std::move(on_job_end)) {}
+           std::function<void(uint64_t, const Status&)> on_job_end, InvalScorer::LayoutOfFn layout_of)
+      : scorer_(std::move(layout), std::move(layout_of), &metrics_),
+        recorder_(&metrics_, &scorer_, std::move(on_job_start), std::move(on_job_end)) {}
 
   const char* Name() const override { return "zonekv.NativeCompactionObserver"; }
 
@@ -40,8 +40,10 @@ class NativeCompactionObserver::Listener : public rocksdb::EventListener {
 
 NativeCompactionObserver::NativeCompactionObserver(std::function<Status(FsView*)> layout,
                                                    std::function<void(const CompactionJobHint&)> on_job_start,
-                                                   std::function<void(uint64_t, const Status&)> on_job_end)
-    : listener_(std::make_shared<Listener>(std::move(layout), std::move(on_job_start), std::move(on_job_end))) {}
+                                                   std::function<void(uint64_t, const Status&)> on_job_end,
+                                                   std::function<Status(const std::vector<uint64_t>&, FsView*)> layout_of)
+    : listener_(std::make_shared<Listener>(std::move(layout), std::move(on_job_start), std::move(on_job_end),
+                                           std::move(layout_of))) {}
 
 NativeCompactionObserver::~NativeCompactionObserver() = default;
 

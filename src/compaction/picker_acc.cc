@@ -16,6 +16,8 @@ class AccPicker : public CompactionPicker {
       : min_overlap_(min_overlap), turning_point_(turning_point), level_constraint_(level_constraint) {}
   const char* name() const override { return "acc"; }
   bool needs_layout() const override { return true; }
+  // Above the turning point acc picks as sica: the free ratio is all it reads.
+  bool needs_layout_at(double free_ratio) const override { return free_ratio < turning_point_; }
   bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) override {
     bool short_of_space = layout != nullptr && layout->free_ratio < turning_point_;
     bool used_zaca = false;

@@ -154,6 +154,7 @@ Status ZoneFs::Impl::Mount() {
 
   MutexLock l(&mu_);
   zones_.resize(geo_.nr_zones);
+  zone_files_.resize(geo_.nr_zones);
   for (const auto& zi : infos) {
     ZoneEntry& z = zones_[zi.id];
     z.capacity_bytes = zi.capacity_bytes;
@@ -200,8 +201,9 @@ Status ZoneFs::Impl::Mount() {
     RebuildEndsLocked(f);
     f->synced_extents = f->meta.extents.size();
     f->synced_size = f->meta.size_bytes;
-    names_[f->meta.name] = f;
     files_[id] = std::move(rec);
+    CountExtentsLocked(*f, 1);
+    NameAddedLocked(f);
   }
   if (opts_.read_only) return Status::OK();
   if (!mount_problems_.empty()) {
@@ -411,9 +413,34 @@ FileRecord* ZoneFs::Impl::FindLocked(const std::string& name) const {
   return it == names_.end() ? nullptr : it->second;
 }
 
+void ZoneFs::Impl::NameAddedLocked(FileRecord* f) {
+  names_[f->meta.name] = f;
+  if (f->meta.hints.kind == FileKind::kSst) sst_numbers_.emplace(f->meta.hints.number, f);
+  IndexFileLocked(*f);
+}
+
+void ZoneFs::Impl::NameRemovedLocked(FileRecord* f) {
+  names_.erase(f->meta.name);
+  for (auto [it, end] = sst_numbers_.equal_range(f->meta.hints.number); it != end; ++it) {
+    if (it->second == f) {
+      sst_numbers_.erase(it);
+      break;
+    }
+  }
+  sst_index_.Erase(f->meta.id);
+}
+
+void ZoneFs::Impl::IndexFileLocked(const FileRecord& f) {
+  if (!f.deleted && SstIndex::Indexed(f.meta.hints)) {
+    sst_index_.Put(FileViewLocked(f));
+  } else {
+    sst_index_.Erase(f.meta.id);
+  }
+}
+
 void ZoneFs::Impl::UnlinkLocked(FileRecord* f, EditBatch* b) {
   b->DeleteFile(f->meta.id);
-  names_.erase(f->meta.name);
+  NameRemovedLocked(f);
   f->deleted = true;
   if (f->handles == 0) DropFileLocked(f);
 }
@@ -462,7 +489,7 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
   }
   b.CreateFile(f->meta);
   files_[f->meta.id] = std::move(rec);
-  names_[name] = f;
+  NameAddedLocked(f);
   Status s = JournalLocked(b);
   if (!s.ok()) return s;
   *out = f;
@@ -472,13 +499,16 @@ Status ZoneFs::Impl::CreateLocked(const std::string& name, FileRecord** out) {
 Status ZoneFs::Impl::CreateFile(const std::string& name, FileRecord** out) {
   Status s;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     FileRecord* f = nullptr;
     s = CreateLocked(name, &f);
     dropped.swap(dropped_);  // the file `name` replaced, if any
+    sst_index_.TakeGarbage(&index_garbage);
     if (s.ok()) {
       f->writing = true;
+      sst_index_.SetOpenForWrite(f->meta.id, true);
       f->handles++;
       *out = f;
     }
@@ -494,6 +524,7 @@ Status ZoneFs::Impl::ReopenFile(const std::string& name, FileRecord** out) {
   if (f->writing) return Status::Busy(name + " is already open for writing");
   if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot write " + name);
   f->writing = true;
+  sst_index_.SetOpenForWrite(f->meta.id, true);
   f->handles++;
   *out = f;
   return Status::OK();
@@ -511,6 +542,7 @@ Status ZoneFs::Impl::OpenForRead(const std::string& name, FileRecord** out) {
 void ZoneFs::Impl::CloseHandle(FileRecord* f) {
   bool freed = false;
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (--f->handles == 0 && f->deleted) {
@@ -518,12 +550,14 @@ void ZoneFs::Impl::CloseHandle(FileRecord* f) {
       freed = true;
     }
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
   }
   if (freed) RuntimeReset();
 }
 
 Status ZoneFs::Impl::DeleteFile(const std::string& name) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot delete " + name);
@@ -532,6 +566,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
     EditBatch b;
     UnlinkLocked(f, &b);
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
     ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
   }
   RuntimeReset();
@@ -540,6 +575,7 @@ Status ZoneFs::Impl::DeleteFile(const std::string& name) {
 
 Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) {
   std::vector<std::unique_ptr<FileRecord>> dropped;  // freed after mu_ is released
+  SstIndex::Garbage index_garbage;                    // likewise
   {
     MutexLock l(&mu_);
     if (opts_.read_only) return Status::NotSupported("file system is mounted read-only: cannot rename " + src);
@@ -550,8 +586,9 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
     EditBatch b;
     if (FileRecord* old = FindLocked(dst)) UnlinkLocked(old, &b);
     dropped.swap(dropped_);
+    sst_index_.TakeGarbage(&index_garbage);
     b.Rename(f->meta.id, dst);
-    names_.erase(src);
+    NameRemovedLocked(f);
     f->meta.name = dst;
     uint64_t number = 0;
     FileKind kind = FileKindFromName(dst, &number);
@@ -567,7 +604,7 @@ Status ZoneFs::Impl::RenameFile(const std::string& src, const std::string& dst) 
       }
       b.SetHints(f->meta.id, f->meta.hints);
     }
-    names_[dst] = f;
+    NameAddedLocked(f);
     ZONEKV_RETURN_IF_ERROR(JournalLocked(b));
   }
   RuntimeReset();
@@ -706,6 +743,7 @@ void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
   if (f->meta.hints.lifetime != lt) {
     f->meta.hints.lifetime = lt;
     f->hints_dirty = true;
+    IndexFileLocked(*f);
   }
 }
 
@@ -722,6 +760,7 @@ void ZoneFs::Impl::NoteFileJob(const std::string& name, int job, int level) {
   f->meta.hints.job = job;
   if (level >= 0) f->meta.hints.level = level;
   f->hints_dirty = true;
+  IndexFileLocked(*f);
 }
 
 void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::string& smallest,
@@ -734,6 +773,7 @@ void ZoneFs::Impl::NoteFileRange(const std::string& name, int level, const std::
   h.level = level;
   h.smallest_key = smallest;
   h.largest_key = largest;
+  IndexFileLocked(*f);
   if (f->writing) {
     f->hints_dirty = true;
     return;
@@ -759,6 +799,7 @@ Status ZoneFs::Mount(std::shared_ptr<ZonedDevice> dev, const ZoneFsOptions& opts
 }
 
 FsView ZoneFs::View(ViewFiles files) const { return impl_->View(files); }
+FsView ZoneFs::SstView(const std::vector<uint64_t>& numbers) const { return impl_->SstView(numbers); }
 void ZoneFs::SetLevelScores(std::vector<double> scores) { impl_->SetLevelScores(std::move(scores)); }
 
 namespace {

@@ -215,7 +215,17 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
   std::vector<Item> items;
   {
     MutexLock l(&mu_);
-    for (const auto& [name, f] : names_) {
+    // The live files with extents in v, in name order (the order of names_,
+    // which this pass scanned whole before zone_files_ existed).
+    std::vector<FileRecord*> in_zone;
+    in_zone.reserve(zone_files_[v].size());
+    for (const auto& [id, count] : zone_files_[v]) {
+      auto it = files_.find(id);
+      if (it != files_.end() && !it->second->deleted) in_zone.push_back(it->second.get());
+    }
+    std::sort(in_zone.begin(), in_zone.end(),
+              [](const FileRecord* a, const FileRecord* b) { return a->meta.name < b->meta.name; });
+    for (const FileRecord* f : in_zone) {
       for (size_t i = 0; i < f->meta.extents.size(); i++) {
         // An extent that cannot move keeps the victim from being reset:
         // copying the rest now would only consume space.
@@ -281,9 +291,12 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
       for (const auto& pieces : moved) {
         for (const auto& p : pieces) SettleCopy(p);
       }
+      CountExtentsLocked(*f, -1);
       f->meta.extents = std::move(ext);
+      CountExtentsLocked(*f, 1);
       RebuildEndsLocked(f);
       f->synced_extents = synced;
+      IndexFileLocked(*f);
       // A failed journal write leaves the old extents on the device; the
       // victim keeps its data until the next mount (it is not reset: the
       // swap is in memory only, so stop cleaning).

@@ -52,11 +52,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "fs_mutex.h"
@@ -249,6 +251,13 @@ class ZoneFs::Impl {
 
   // ---- Views, metrics, checks ----
   FsView View(ViewFiles files) const ZONEKV_EXCLUDES(mu_);
+  // The zones and only the live SSTs with these RocksDB file numbers (any
+  // directory), by name: O(zones + these files' extents) under mu_ (ZoneFs::SstView).
+  FsView SstView(const std::vector<uint64_t>& numbers) const ZONEKV_EXCLUDES(mu_);
+  // Tests: calls fn under mu_ with a view of every file (the full rebuild)
+  // and the engine's SST index. fn must not call into the file system.
+  void InspectSstIndex(const std::function<void(const FsView& all, const SstIndex& index)>& fn) const
+      ZONEKV_EXCLUDES(mu_);
   void SetLevelScores(std::vector<double> scores) ZONEKV_EXCLUDES(mu_);
   ZoneFsStats Stats() const ZONEKV_EXCLUDES(mu_);
   std::vector<FsckProblem> Fsck() const ZONEKV_EXCLUDES(mu_);
@@ -290,17 +299,33 @@ class ZoneFs::Impl {
   Status NoSpaceLocked(const FileRecord& f, const std::string& why, uint64_t upper_garbage) const
       ZONEKV_REQUIRES(mu_);
   FileView FileViewLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
+  // View()'s copy of the files `which` selects, by name (zone_fs_metrics.cc).
+  struct FlatFileCopy;
+  void CopyFilesLocked(ViewFiles which, FlatFileCopy* out) const ZONEKV_REQUIRES(mu_);
+  // Fsck: where sst_numbers_ and sst_index_ differ from the file table.
+  void IndexProblemsLocked(std::vector<std::string>* out) const ZONEKV_REQUIRES(mu_);
   uint64_t NowUsLocked() const ZONEKV_REQUIRES(mu_);
   // The journaled state of the file table, to be encoded (EncodeSnapshot)
   // without mu_: copying costs O(files + extents), encoding several times that.
   MetaState SnapshotLocked() const ZONEKV_REQUIRES(mu_);
   FileRecord* FindLocked(const std::string& name) const ZONEKV_REQUIRES(mu_);
+  // f gets its name in names_ (created, renamed, mounted), or loses it
+  // (unlinked, renamed): keeps sst_numbers_ and sst_index_ in step. Call
+  // NameRemovedLocked before f's name or hints change, NameAddedLocked after.
+  void NameAddedLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  void NameRemovedLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
+  // Brings f's entry in sst_index_ up to date after its hints, size or
+  // extents changed (O(f's extents + log files)); a deleted f has none.
+  void IndexFileLocked(const FileRecord& f) ZONEKV_REQUIRES(mu_);
   Status CreateLocked(const std::string& name, FileRecord** out) ZONEKV_REQUIRES(mu_);
   void UnlinkLocked(FileRecord* f, EditBatch* b) ZONEKV_REQUIRES(mu_);
   // Frees f's extents and moves its record from files_ to dropped_.
   void DropFileLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void FreeExtentsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   void AddExtentLocked(FileRecord* f, const Extent& e) ZONEKV_REQUIRES(mu_);
+  // Adds (delta 1) or takes back (-1) f's extents in zone_files_; call with
+  // -1 before f's extent list changes other than by AddExtentLocked, +1 after.
+  void CountExtentsLocked(const FileRecord& f, int delta) ZONEKV_REQUIRES(mu_);
   void RebuildEndsLocked(FileRecord* f) ZONEKV_REQUIRES(mu_);
   // Mount: cuts a file at its first extent that runs past its zone's write
   // pointer (a journal record that outlived its data in a power loss; the
@@ -439,6 +464,18 @@ class ZoneFs::Impl {
   uint64_t next_file_id_ ZONEKV_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, std::unique_ptr<FileRecord>> files_ ZONEKV_GUARDED_BY(mu_);  // by id, including deleted-but-open
   std::map<std::string, FileRecord*> names_ ZONEKV_GUARDED_BY(mu_);               // live files by name
+  // Of names_: the SSTs by RocksDB file number (SstView), and the SSTs with a
+  // level and key range by level and key order (CAZA's view: FsView::ssts).
+  // Kept in step by NameAddedLocked, NameRemovedLocked and IndexFileLocked,
+  // and by WriteData's appends; fsck checks both against the file table.
+  std::multimap<uint64_t, FileRecord*> sst_numbers_ ZONEKV_GUARDED_BY(mu_);
+  SstIndex sst_index_ ZONEKV_GUARDED_BY(mu_);
+  // Per zone, the files (by id; live or deleted but still open) with
+  // extents in it and how many: MigrateZone reads a victim's files here
+  // instead of scanning every file's extents (O(files in the zone), not
+  // O(files + extents)). Kept by AddExtentLocked, FreeExtentsLocked, the
+  // cleaner's swap and Mount (CountExtentsLocked); fsck checks it.
+  std::vector<std::map<uint64_t, uint32_t>> zone_files_ ZONEKV_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ZONEKV_GUARDED_BY(mu_);
   std::set<std::string> locks_ ZONEKV_GUARDED_BY(mu_);
   std::map<std::string, std::pair<int, int>> pending_jobs_ ZONEKV_GUARDED_BY(mu_);  // name -> (job, level) before creation
@@ -481,6 +518,19 @@ class ZoneFs::Impl {
   bool shut_down_ ZONEKV_GUARDED_BY(mu_) = false;
   uint64_t clean_passes_ ZONEKV_GUARDED_BY(mu_) = 0;
   uint64_t progress_ ZONEKV_GUARDED_BY(mu_) = 0;  // bumped whenever a zone is released, written, finished, closed or reset
+
+  // The sizes of View()'s last flat copies (of SSTs, of every file), to
+  // reserve the next one's memory before taking mu_. Atomics: any thread.
+  struct FlatCopyHint {
+    std::atomic<size_t> files{0}, arena{0}, extents{0};
+    std::tuple<size_t, size_t, size_t> Get() const { return {files.load(), arena.load(), extents.load()}; }
+    void Set(size_t f, size_t a, size_t e) {
+      files.store(f);
+      arena.store(a);
+      extents.store(e);
+    }
+  };
+  mutable FlatCopyHint flat_copy_hint_[2];
 
   // Metrics.
   std::atomic<uint64_t> host_write_bytes_{0};

@@ -94,6 +94,19 @@ void ZoneFs::Impl::AddExtentLocked(FileRecord* f, const Extent& e) {
   }
   ext.push_back(e);
   f->ext_end.push_back((f->ext_end.empty() ? 0 : f->ext_end.back()) + e.length_bytes);
+  if (e.zone < zone_files_.size()) zone_files_[e.zone][f->meta.id]++;
+}
+
+void ZoneFs::Impl::CountExtentsLocked(const FileRecord& f, int delta) {
+  for (const Extent& e : f.meta.extents) {
+    if (e.zone >= zone_files_.size()) continue;  // a corrupt table (mount reports it)
+    auto& in_zone = zone_files_[e.zone];
+    if (delta > 0) {
+      in_zone[f.meta.id]++;
+    } else if (auto it = in_zone.find(f.meta.id); it != in_zone.end() && --it->second == 0) {
+      in_zone.erase(it);
+    }
+  }
 }
 
 void ZoneFs::Impl::FreeExtentsLocked(FileRecord* f) {
@@ -105,6 +118,7 @@ void ZoneFs::Impl::FreeExtentsLocked(FileRecord* f) {
     z.last_write_us = now;
   }
   if (f->zone >= 0) ReleaseZoneLocked(f);
+  CountExtentsLocked(*f, -1);
   f->meta.extents.clear();
   f->ext_end.clear();
 }
@@ -311,6 +325,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
     BuildViewLocked(KeepEmptyForLocked(*f), files, &view);
+    view.ssts = &sst_index_;  // valid during this pass only (we hold mu_)
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view, &failed) : 0;
     acted += ResetZonesLocked(PickResetsLocked(view, std::chrono::steady_clock::now()), &failed);
@@ -491,6 +506,9 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
     if (f->meta.hints.lifetime > e.lifetime) e.lifetime = f->meta.hints.lifetime;
     AddExtentLocked(f, Extent{z, off, exact});
     f->meta.size_bytes += exact;
+    // The extent's rounded length, as FileViewLocked counts it (an extent is
+    // extended only when its length is a block multiple).
+    sst_index_.AddBytes(f->meta.id, z, RoundUp(exact, bs_), f->meta.size_bytes);
     if (e.wp_bytes >= e.capacity_bytes) {
       e.state = ZoneState::kFull;
       e.owner = 0;
@@ -527,6 +545,7 @@ Status ZoneFs::Impl::CloseWriter(FileRecord* f) {
   MutexLock l(&mu_);
   ReleaseZoneLocked(f);
   f->writing = false;
+  sst_index_.SetOpenForWrite(f->meta.id, false);
   CloseReleasedZonesLocked();
   return s;
 }

@@ -18,6 +18,7 @@ FileView ZoneFs::Impl::FileViewLocked(const FileRecord& f) const {
 
 void ZoneFs::Impl::BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView* out) const {
   FsView& v = *out;
+  v.ssts = nullptr;  // the caller sets it when the view is used under mu_
   v.now_us = NowUsLocked();
   v.zones.clear();
   v.files.clear();
@@ -63,12 +64,121 @@ void ZoneFs::Impl::SetLevelScores(std::vector<double> scores) {
   level_scores_ = std::move(scores);
 }
 
+namespace {
+
+// The files of a view as flat records (FlatFileCopy): copied under mu_ with
+// no allocation per file, made into FileViews after it.
+struct FlatFile {
+  uint64_t id, size_bytes, number;
+  int level, job;
+  FileKind kind;
+  Lifetime lifetime;
+  bool open_for_write;
+  size_t name, smallest, largest, end;  // offsets into the arena: name, smallest key, largest key, end
+  size_t extents_end;                   // past this file's (zone, bytes) pairs
+};
+
+}  // namespace
+
+struct ZoneFs::Impl::FlatFileCopy {
+  std::vector<FlatFile> files;
+  std::string arena;                                  // names and keys, back to back
+  std::vector<std::pair<uint32_t, uint64_t>> extents;  // (zone, rounded length), file after file
+};
+
+void ZoneFs::Impl::CopyFilesLocked(ViewFiles which, FlatFileCopy* out) const {
+  for (const auto& [name, f] : names_) {
+    const FileHints& h = f->meta.hints;
+    if (which == ViewFiles::kNone || (which == ViewFiles::kSst && h.kind != FileKind::kSst)) continue;
+    FlatFile r;
+    r.id = f->meta.id;
+    r.size_bytes = f->meta.size_bytes;
+    r.number = h.number;
+    r.level = h.level;
+    r.job = h.job;
+    r.kind = h.kind;
+    r.lifetime = h.lifetime;
+    r.open_for_write = f->writing;
+    r.name = out->arena.size();
+    out->arena += name;
+    r.smallest = out->arena.size();
+    out->arena += h.smallest_key;
+    r.largest = out->arena.size();
+    out->arena += h.largest_key;
+    r.end = out->arena.size();
+    for (const Extent& e : f->meta.extents) out->extents.emplace_back(e.zone, RoundUp(e.length_bytes, bs_));
+    r.extents_end = out->extents.size();
+    out->files.push_back(r);
+  }
+}
+
 FsView ZoneFs::Impl::View(ViewFiles files) const {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
-  MutexLock l(&mu_);
-  BuildViewLocked(0, files, &v);
+  if (files == ViewFiles::kNone) {
+    MutexLock l(&mu_);
+    BuildViewLocked(0, files, &v);
+    return v;
+  }
+  // The files are copied flat under mu_ (O(files + extents) of memcpy into
+  // memory reserved before, sized by the last copy) and made into FileViews
+  // (strings, per-zone maps: an allocation or more per file) without it.
+  FlatFileCopy flat;
+  const auto [files_hint, arena_hint, extents_hint] = flat_copy_hint_[files == ViewFiles::kSst ? 0 : 1].Get();
+  flat.files.reserve(files_hint + files_hint / 4 + 16);
+  flat.arena.reserve(arena_hint + arena_hint / 4 + 1024);
+  flat.extents.reserve(extents_hint + extents_hint / 4 + 16);
+  {
+    MutexLock l(&mu_);
+    BuildViewLocked(0, ViewFiles::kNone, &v);
+    CopyFilesLocked(files, &flat);
+  }
+  flat_copy_hint_[files == ViewFiles::kSst ? 0 : 1].Set(flat.files.size(), flat.arena.size(), flat.extents.size());
+  v.files.reserve(flat.files.size());
+  size_t e = 0;
+  for (const FlatFile& r : flat.files) {
+    FileView fv;
+    fv.id = r.id;
+    fv.name.assign(flat.arena, r.name, r.smallest - r.name);
+    fv.hints.kind = r.kind;
+    fv.hints.number = r.number;
+    fv.hints.level = r.level;
+    fv.hints.job = r.job;
+    fv.hints.smallest_key.assign(flat.arena, r.smallest, r.largest - r.smallest);
+    fv.hints.largest_key.assign(flat.arena, r.largest, r.end - r.largest);
+    fv.hints.lifetime = r.lifetime;
+    fv.size_bytes = r.size_bytes;
+    fv.open_for_write = r.open_for_write;
+    for (; e < r.extents_end; e++) fv.bytes_per_zone[flat.extents[e].first] += flat.extents[e].second;
+    v.files.push_back(std::move(fv));
+  }
   return v;
+}
+
+FsView ZoneFs::Impl::SstView(const std::vector<uint64_t>& numbers) const {
+  FsView v;
+  v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
+  v.files.reserve(numbers.size());
+  {
+    MutexLock l(&mu_);
+    BuildViewLocked(0, ViewFiles::kNone, &v);
+    for (uint64_t n : numbers) {
+      for (auto [it, end] = sst_numbers_.equal_range(n); it != end; ++it) v.files.push_back(FileViewLocked(*it->second));
+    }
+  }
+  // By name, as View() lists files; each once (numbers may repeat).
+  std::sort(v.files.begin(), v.files.end(), [](const FileView& a, const FileView& b) { return a.name < b.name; });
+  v.files.erase(std::unique(v.files.begin(), v.files.end(),
+                            [](const FileView& a, const FileView& b) { return a.id == b.id; }),
+                v.files.end());
+  return v;
+}
+
+void ZoneFs::Impl::InspectSstIndex(const std::function<void(const FsView&, const SstIndex&)>& fn) const {
+  FsView v;
+  MutexLock l(&mu_);
+  BuildViewLocked(0, ViewFiles::kAll, &v);
+  fn(v, sst_index_);
 }
 
 ZoneFsStats ZoneFs::Impl::Stats() const {
@@ -88,6 +198,9 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
     mu_.StatsLocked(&lock_stats);
     st.zc_passes = clean_passes_;
     st.files = names_.size();
+    st.sst_index_files = sst_index_.size();
+    st.sst_index_overlapping = sst_index_.overlapping();
+    st.sst_index_overlapping_peak = sst_index_.overlapping_peak();
     st.journal_rolls = journal_pos_.rolls;
     st.space.reserve_zones = reserve_zones_;
     st.space.recovery_mode = recovery_mode_;
@@ -182,6 +295,53 @@ Json ZoneFs::Impl::Dump() const {
   return j;
 }
 
+void ZoneFs::Impl::IndexProblemsLocked(std::vector<std::string>* out) const {
+  size_t ssts = 0, indexed = 0;
+  for (const auto& [name, f] : names_) {
+    if (f->meta.hints.kind == FileKind::kSst) {
+      ssts++;
+      bool found = false;
+      for (auto [it, end] = sst_numbers_.equal_range(f->meta.hints.number); it != end && !found; ++it) found = it->second == f;
+      if (!found) out->push_back("file " + name + " is missing from the SST number map");
+    }
+    const FileView* in = sst_index_.Find(f->meta.id);
+    if (!SstIndex::Indexed(f->meta.hints)) {
+      if (in != nullptr) out->push_back("file " + name + " is in the SST index, without a level or key range");
+      continue;
+    }
+    indexed++;
+    if (in == nullptr) {
+      out->push_back("SST " + name + " (level " + std::to_string(f->meta.hints.level) + ") is missing from the SST index");
+    } else if (!(*in == FileViewLocked(*f))) {
+      out->push_back("SST " + name + ": its SST index entry (level " + std::to_string(in->hints.level) + ", " +
+                     std::to_string(in->size_bytes) + " bytes in " + std::to_string(in->bytes_per_zone.size()) +
+                     " zones) differs from the file table");
+    }
+  }
+  if (sst_numbers_.size() != ssts) {
+    out->push_back("the SST number map lists " + std::to_string(sst_numbers_.size()) + " files, the file table " +
+                   std::to_string(ssts) + " SSTs");
+  }
+  if (sst_index_.size() != indexed) {
+    out->push_back("the SST index holds " + std::to_string(sst_index_.size()) + " files, the file table " +
+                   std::to_string(indexed) + " SSTs with a level and key range");
+  }
+  if (std::string p = sst_index_.Check(); !p.empty()) out->push_back("SST index: " + p);
+  // zone_files_ against every record's extents (deleted but open files too).
+  std::vector<std::map<uint64_t, uint32_t>> want(zone_files_.size());
+  for (const auto& [id, f] : files_) {
+    for (const Extent& e : f->meta.extents) {
+      if (e.zone < want.size()) want[e.zone][id]++;
+    }
+  }
+  for (size_t z = 0; z < want.size(); z++) {
+    if (want[z] != zone_files_[z]) {
+      out->push_back("zone " + std::to_string(z) + ": its file list (" + std::to_string(zone_files_[z].size()) +
+                     " files) differs from the extents in it (" + std::to_string(want[z].size()) + " files)");
+    }
+  }
+}
+
 std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
   std::vector<FsckProblem> out;
   for (const auto& m : mount_problems_) out.push_back({m});  // written by Mount only
@@ -198,12 +358,15 @@ std::vector<FsckProblem> ZoneFs::Impl::Fsck() const {
   };
   std::vector<FileCopy> files;
   std::vector<ZoneEntry> zones;
+  std::vector<std::string> index_problems;  // the SST number map and index against the file table
   {
     MutexLock l(&mu_);
+    IndexProblemsLocked(&index_problems);
     files.reserve(files_.size());
     for (const auto& [id, f] : files_) files.push_back({f->meta.name, f->meta.size_bytes, f->meta.extents, ValidOwner::Of(f->meta.hints)});
     zones = zones_;
   }
+  for (auto& p : index_problems) out.push_back({std::move(p)});
   std::vector<ZoneInfo> infos;
   Status s = dev_->ReportZones(0, geo_.nr_zones, &infos);
   if (!s.ok() || infos.size() != geo_.nr_zones) {

@@ -3,6 +3,7 @@
 // LSM invariants from RocksDB's own metadata and a full read-back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -32,6 +33,9 @@ struct Config {
   bool scarce_free_space;
   bool level_constraint;
   int threads;
+  // Also give the compactor layout_of (the zones and one job's files): it
+  // then asks for every file's zones only when the picker reads them.
+  bool layout_of = false;
 };
 
 // Small options: 32 KiB memtables, 16 KiB files, L1 = 64 KiB, x4 per level.
@@ -72,7 +76,23 @@ TEST_P(CompactorWorkload, LsmInvariantsHoldAndEveryKeyReadsBack) {
   co.picker_options.acc_level_constraint = c.level_constraint;
   co.threads = c.threads;
   co.max_subcompactions = 4;
-  if (c.layout) co.layout = [&zones](FsView* v) { return zones.Snapshot(v); };
+  std::atomic<int> full_layouts{0}, job_layouts{0};
+  if (c.layout) {
+    co.layout = [&zones, &full_layouts](FsView* v) {
+      ++full_layouts;
+      return zones.Snapshot(v);
+    };
+  }
+  if (c.layout_of) {
+    co.layout_of = [&zones, &job_layouts](const std::vector<uint64_t>& numbers, FsView* v) {
+      ++job_layouts;
+      Status st = zones.Snapshot(v);
+      std::erase_if(v->files, [&](const FileView& f) {
+        return std::find(numbers.begin(), numbers.end(), f.hints.number) == numbers.end();
+      });
+      return st;
+    };
+  }
   std::mutex hint_mu;
   std::map<uint64_t, CompactionJobHint> open_hints;
   int hints = 0, ends = 0;
@@ -183,6 +203,17 @@ TEST_P(CompactorWorkload, LsmInvariantsHoldAndEveryKeyReadsBack) {
   EXPECT_EQ(zaca_jobs, picker == "zaca" ? jobs : picker == "acc" && c.scarce_free_space ? zaca_jobs : 0);
   if (picker == "acc" && c.scarce_free_space) {
     EXPECT_GT(zaca_jobs, 0);
+  }
+  if (c.layout_of) {
+    // Every job's S_same and S_inval come from its own files; every SST's
+    // zones are copied only for picks that read them (zaca; acc below its
+    // turning point).
+    EXPECT_GT(job_layouts.load(), jobs);
+    if (picker == "sica" || (picker == "acc" && !c.scarce_free_space)) {
+      EXPECT_EQ(full_layouts.load(), 0);
+    } else {
+      EXPECT_GT(full_layouts.load(), 0);
+    }
   }  // RocksDB 7.8 forms no subcompactions under kCompactionStyleNone: every
   // job reports exactly one (OnSubcompactionBegin fires for the single one).
   EXPECT_NE(metrics.find("\"subcompactions\":" + std::to_string(jobs) + ","), std::string::npos)
@@ -198,7 +229,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Config{"zaca", "zaca", "largest", true, false, true, 2},
                       Config{"acc_plenty", "acc", "largest", true, false, true, 2},
                       Config{"acc_scarce", "acc", "largest", true, true, true, 2},
-                      Config{"acc_scarce_no_level_constraint", "acc", "largest", true, true, false, 1}),
+                      Config{"acc_scarce_no_level_constraint", "acc", "largest", true, true, false, 1},
+                      Config{"sica_layout_of", "sica", "largest", true, false, true, 2, true},
+                      Config{"acc_plenty_layout_of", "acc", "largest", true, false, true, 2, true},
+                      Config{"acc_scarce_layout_of", "acc", "largest", true, true, true, 2, true}),
     [](const ::testing::TestParamInfo<Config>& info) { return std::string(info.param.name); });
 
 TEST(CompactorStart, RejectsMisconfigurationWithActionableErrors) {

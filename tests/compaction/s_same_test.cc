@@ -2,6 +2,8 @@
 // (Figures 2 and 3: zones of size 4, SSTables of size 1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "inval_scorer.h"
 
 #include "lsm_builder.h"
@@ -124,7 +126,7 @@ TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
     now.zones[zone].valid_bytes -= kSst;
   };
   CompactionMetrics metrics;
-  InvalScorer scorer([&](FsView* out) { *out = now; return Status::OK(); }, &metrics);
+  InvalScorer scorer([&](FsView* out) { *out = now; return Status::OK(); }, {}, &metrics);
   CompactionJobRecord r;
   r.s_same = 0.5;
   scorer.Add(r, {10, 11}, before, layout);
@@ -149,6 +151,53 @@ TEST(InvalScorer, ScoresWhenTheLastInputIsDeleted) {
   EXPECT_EQ(InvalScorer::SstNumber("/db/000123.sst"), 123u);
   EXPECT_EQ(InvalScorer::SstNumber("000123.sst.trash"), 0u);
   EXPECT_EQ(InvalScorer::SstNumber("/db/LOG"), 0u);
+}
+
+// With layout_of the scorer reads the zones and a job's own inputs only,
+// never every SST, and scores as with the full layout.
+TEST(InvalScorer, ReadsOnlyTheJobsInputsWithLayoutOf) {
+  ZoneLayout layout;
+  Place(&layout, 10, 0, kSst);
+  Place(&layout, 11, 1, kSst);
+  FsView before = FullZones(4);
+  for (uint64_t n : {10, 11, 12, 13, 14}) {
+    FileView f;
+    f.hints.kind = FileKind::kSst;
+    f.hints.number = n;
+    before.files.push_back(f);
+  }
+  FsView now = before;
+  std::vector<std::vector<uint64_t>> asked;
+  CompactionMetrics metrics;
+  InvalScorer scorer(
+      [](FsView*) {
+        ADD_FAILURE() << "the full layout was read";
+        return Status::NotSupported("full");
+      },
+      [&](const std::vector<uint64_t>& numbers, FsView* out) {
+        asked.push_back(numbers);
+        *out = now;
+        std::erase_if(out->files, [&](const FileView& f) {
+          return std::find(numbers.begin(), numbers.end(), f.hints.number) == numbers.end();
+        });
+        return Status::OK();
+      },
+      &metrics);
+  CompactionJobRecord r;
+  scorer.Add(r, {10, 11}, before, layout);
+  EXPECT_EQ(metrics.Stats().ToJson().Find("compactions")->number(), 0) << "inputs still there";
+  for (auto [n, zone] : {std::pair<uint64_t, uint32_t>{10, 0}, {11, 1}}) {
+    std::erase_if(now.files, [n = n](const FileView& f) { return f.hints.number == n; });
+    now.zones[zone].valid_bytes -= kSst;
+    scorer.FileDeleted("/db/0000" + std::to_string(n) + ".sst");
+  }
+  auto s_inval = *metrics.Stats().ToJson().Find("s_inval_mean");
+  ASSERT_EQ(s_inval.type(), Json::Type::kNumber);
+  EXPECT_DOUBLE_EQ(s_inval.number(), 0.25);
+  ASSERT_FALSE(asked.empty());
+  for (const auto& numbers : asked) {
+    for (uint64_t n : numbers) EXPECT_TRUE(n == 10 || n == 11) << n;
+  }
 }
 
 TEST(ZoneLayout, TakesOnlyNumberedSstFilesFromTheFsView) {

@@ -15,6 +15,7 @@
 // is neither full nor busy. Files other than SSTs, and SSTs whose level or key
 // range is unknown, go to LIZA.
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <utility>
 #include <optional>
@@ -24,10 +25,6 @@
 namespace zonekv {
 
 namespace {
-
-bool Overlaps(const FileHints& a, const FileHints& b) {
-  return !(a.largest_key < b.smallest_key || b.largest_key < a.smallest_key);
-}
 
 // Distance between keys a <= b in bytewise order: keys sharing a longer
 // prefix are closer; beyond the prefix, the next 8 bytes compare as numbers.
@@ -62,52 +59,55 @@ class CazaAllocation : public AllocationPolicy {
   explicit CazaAllocation(std::unique_ptr<AllocationPolicy> fallback) : fallback_(std::move(fallback)) {}
   const char* name() const override { return "caza"; }
 
+  // Reads the SSTs through an SstIndex: the engine's (FsView::ssts), or one
+  // built here from FsView::files. The decision is the same either way; with
+  // the engine's index it costs O(log n + candidates) instead of O(files).
+  bool NeedsFiles() const override { return fallback_->NeedsFiles(); }
+
   AllocDecision Allocate(const FsView& view, const AllocRequest& req) override {
     const FileView* f = req.file;
     if (f == nullptr || f->hints.kind != FileKind::kSst || f->hints.level < 0 || f->hints.smallest_key.empty()) {
       return Relabel(fallback_->Allocate(view, req), "caza.unhinted");
     }
-    const int level = f->hints.level;
+    SstIndex own;
+    const SstIndex* index = view.ssts;
+    if (index == nullptr) {
+      own = SstIndex::FromFiles(view.files);
+      index = &own;
+    }
+    const FileHints& h = f->hints;
+    const int level = h.level;
     auto score = [&](int l) { return l >= 0 && l < static_cast<int>(view.level_scores.size()) ? view.level_scores[l] : 0.0; };
 
-    std::vector<const FileView*> partners;
     bool upper = level > 0 && score(level - 1) > score(level);
     int partner_level = upper ? level - 1 : level + 1;
-    for (const auto& o : view.files) {
-      if (o.id != f->id && o.hints.kind == FileKind::kSst && o.hints.level == partner_level &&
-          !o.hints.smallest_key.empty() && Overlaps(o.hints, f->hints)) {
-        partners.push_back(&o);
-      }
-    }
-    // Upper partners: largest first; lower partners: smallest first.
-    std::stable_sort(partners.begin(), partners.end(), [&](const FileView* a, const FileView* b) {
-      return upper ? a->size_bytes > b->size_bytes : a->size_bytes < b->size_bytes;
+    std::vector<const FileView*> partners;
+    index->Overlapping(partner_level, h.smallest_key, h.largest_key, f->id, &partners);
+    // Upper partners: largest first; lower partners: smallest first; equal
+    // sizes by name (the order of FsView::files).
+    std::sort(partners.begin(), partners.end(), [&](const FileView* a, const FileView* b) {
+      if (a->size_bytes != b->size_bytes) return upper ? a->size_bytes > b->size_bytes : a->size_bytes < b->size_bytes;
+      return SstIndex::Key{std::string(), a->name, a->id} < SstIndex::Key{std::string(), b->name, b->id};
     });
     if (auto d = FirstUsable(view, partners, "caza.partner")) return *d;
 
-    // Same level, nearest in key order first.
-    std::vector<const FileView*> same;
-    for (const auto& o : view.files) {
-      if (o.id != f->id && o.hints.kind == FileKind::kSst && o.hints.level == level && !o.hints.smallest_key.empty()) {
-        same.push_back(&o);
+    // Same level, nearest in key order first: from where f's smallest key
+    // would go, merge outward, the nearer neighbour first (f itself skipped).
+    if (const SstIndex::LevelMap* same = index->Level(level)) {
+      auto pos = same->lower_bound(SstIndex::Key{h.smallest_key, std::string(), 0});
+      auto lo = pos, hi = pos;
+      for (;;) {
+        while (hi != same->end() && hi->second.id == f->id) ++hi;
+        while (lo != same->begin() && std::prev(lo)->second.id == f->id) --lo;
+        const bool has_lo = lo != same->begin();
+        if (!has_lo && hi == same->end()) break;
+        bool take_lo = hi == same->end() ||
+                       (has_lo && KeyGap(std::prev(lo)->second.hints.largest_key, h.smallest_key) <=
+                                      KeyGap(h.largest_key, hi->second.hints.smallest_key));
+        const FileView* o = take_lo ? &(--lo)->second : &(hi++)->second;
+        if (const ZoneView* zone = UsableHome(view, *o)) return UseZone(zone->id, "caza.neighbour");
       }
     }
-    std::stable_sort(same.begin(), same.end(), [](const FileView* a, const FileView* b) {
-      return a->hints.smallest_key < b->hints.smallest_key;
-    });
-    size_t pos = static_cast<size_t>(
-        std::lower_bound(same.begin(), same.end(), f->hints.smallest_key,
-                         [](const FileView* a, const std::string& k) { return a->hints.smallest_key < k; }) -
-        same.begin());
-    // Merge outward from the insertion point, the nearer neighbour first.
-    std::vector<const FileView*> nearest;
-    for (size_t lo = pos, hi = pos; lo > 0 || hi < same.size();) {
-      bool take_lo = hi == same.size() ||
-                     (lo > 0 && KeyGap(same[lo - 1]->hints.largest_key, f->hints.smallest_key) <=
-                                    KeyGap(f->hints.largest_key, same[hi]->hints.smallest_key));
-      nearest.push_back(take_lo ? same[--lo] : same[hi++]);
-    }
-    if (auto d = FirstUsable(view, nearest, "caza.neighbour")) return *d;
     return Relabel(fallback_->Allocate(view, req), "caza.fallback");
   }
 
@@ -119,15 +119,22 @@ class CazaAllocation : public AllocationPolicy {
     return d;
   }
 
+  // The file's home zone if a new extent may go there: neither full nor
+  // busy nor empty, nor offline or read-only; else nullptr.
+  static const ZoneView* UsableHome(const FsView& view, const FileView& o) {
+    int64_t z = HomeZone(o);
+    const ZoneView* zone = z < 0 ? nullptr : view.FindZone(static_cast<uint32_t>(z));
+    if (zone != nullptr && !zone->full() && !zone->busy && !zone->empty() && zone->state != ZoneState::kOffline &&
+        zone->state != ZoneState::kReadOnly) {
+      return zone;
+    }
+    return nullptr;
+  }
+
   static std::optional<AllocDecision> FirstUsable(const FsView& view, const std::vector<const FileView*>& files,
                                                   const char* reason) {
     for (const FileView* o : files) {
-      int64_t z = HomeZone(*o);
-      const ZoneView* zone = z < 0 ? nullptr : view.FindZone(static_cast<uint32_t>(z));
-      if (zone != nullptr && !zone->full() && !zone->busy && !zone->empty() &&
-          zone->state != ZoneState::kOffline && zone->state != ZoneState::kReadOnly) {
-        return UseZone(zone->id, reason);
-      }
+      if (const ZoneView* zone = UsableHome(view, *o)) return UseZone(zone->id, reason);
     }
     return std::nullopt;
   }
