@@ -32,6 +32,11 @@ bool IsCompactionOutput(const FileRecord& f) {
   return (kind == FileKind::kSst || kind == FileKind::kBlob) && f.meta.hints.level >= 1;
 }
 
+bool IsNewData(const FileRecord& f) {
+  const FileKind kind = f.meta.hints.kind;
+  return kind != FileKind::kManifest && kind != FileKind::kOther && !IsCompactionOutput(f);
+}
+
 uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
   const FileKind kind = f.meta.hints.kind;
   // Small, and RocksDB cannot go on (or recover) without them: a MANIFEST
@@ -50,9 +55,11 @@ uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
   // use the collector's room, and in recovery mode the reserve.
   if (IsCompactionOutput(f)) return 1 + (recovery_mode_ ? metadata : reserve_zones_);
   // Everything else grows the data: WALs, flushes. In recovery mode the
-  // reserve is open to them but to the blob files of a flush (new data);
-  // tombstones and a recovery flush are SSTs.
-  const bool new_blob_data = kind == FileKind::kBlob && f.meta.hints.level == 0;
+  // reserve is open to them; to the blob files of a flush only while a
+  // reclaimer can give zones back (a flush that fails puts RocksDB into a
+  // background error); without one the reserve stays for the deletes after
+  // a reopen (tombstones and their flushes are SSTs).
+  const bool new_blob_data = kind == FileKind::kBlob && f.meta.hints.level == 0 && reclaimer_ == nullptr;
   return 1 + blob_gc_reserve_zones_ + (recovery_mode_ && !new_blob_data ? metadata : reserve_zones_);
 }
 
