@@ -13,8 +13,10 @@ namespace {
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 // The longest one write of a flush waits for the new-data rate: a bound,
-// so that a rate set too low slows RocksDB without hanging it.
-constexpr std::chrono::microseconds kMaxPaceWait(100000);
+// so that a rate set too low slows RocksDB without hanging it. It bounds
+// the pace from below too: a flush writes 1 MiB at a time
+// (ZoneFsOptions::write_buffer_bytes), so at least 1 MiB/s gets through.
+constexpr std::chrono::microseconds kMaxPaceWait(1000000);
 
 }  // namespace
 
@@ -129,6 +131,9 @@ void ZoneFs::Impl::PaceNewData(FileRecord* f, uint64_t bytes) {
       wait = std::min(kMaxPaceWait, std::chrono::microseconds(static_cast<int64_t>(-pace_tokens_ / rate * 1e6)));
       paced_writes_++;
       pace_wait_us_ += static_cast<uint64_t>(wait.count());
+      // Debt beyond one longest wait is forgiven: a rate that rises later
+      // is not held back by waits the bound cut short.
+      pace_tokens_ = std::max(pace_tokens_, -static_cast<double>(rate) * 1e-6 * kMaxPaceWait.count());
     }
   }
   if (wait.count() > 0) std::this_thread::sleep_for(wait);
