@@ -22,6 +22,7 @@
 #include <string>
 #include <functional>
 #include <thread>
+#include <unordered_map>
 
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
@@ -243,12 +244,14 @@ struct SpaceGcStats {
   uint64_t round_us_max = 0;
   uint64_t space_requests = 0;     // RequestSpace calls from waiting writers
   double reclaim_bytes_per_sec = 0;  // the last measured net reclaim rate (PaceInput), bytes/s
+  uint64_t set_options_us_total = 0; // the collections' SetOptions calls (set and restore), wall time
+  uint64_t set_options_us_max = 0;
   std::string last_error;
 
   // {checks, rounds, discover_rounds, failed_rounds, files_collected,
   // relocate_bytes_est, garbage_bytes_est, zones_freed_est,
   // compaction_retries, round_us_total, round_us_max, space_requests,
-  // reclaim_bytes_per_sec, last_error}.
+  // reclaim_bytes_per_sec, set_options_us_total, set_options_us_max, last_error}.
   Json ToJson() const;
 };
 
@@ -314,6 +317,11 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   // collection runs (one took 35 s in the fill experiment, and the pace
   // must follow free space meanwhile).
   void PaceLoop() ZONEKV_EXCLUDES(mu_, pace_mu_);
+  // db->SetOptions(options), its wall time into the stats (it writes the
+  // OPTIONS file inside RocksDB's write thread, where RocksDB stalls
+  // writers while flushes wait: up to 41 s in the fill experiment).
+  rocksdb::Status TimedSetOptions(rocksdb::DB* db, const std::unordered_map<std::string, std::string>& options)
+      ZONEKV_EXCLUDES(mu_);
   // After a collection that started at `start`: its net reclaim (the
   // pick's zones freed minus its relocated bytes; an empty pick for one
   // that failed) over its duty cycle, into reclaim_rate_.

@@ -343,7 +343,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
     set["disable_auto_compactions"] = "true";
     restore["disable_auto_compactions"] = cur.disable_auto_compactions ? "true" : "false";
   }
-  rocksdb::Status rs = db->SetOptions(set);
+  rocksdb::Status rs = TimedSetOptions(db, set);
   Status s;
   if (!rs.ok()) {
     s = Status::IOError("space GC: SetOptions: " + rs.ToString());
@@ -378,7 +378,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
       }
       std::this_thread::sleep_for(kRetryEvery);
     }
-    rs = db->SetOptions(restore);
+    rs = TimedSetOptions(db, restore);
     if (!rs.ok() && s.ok()) s = Status::IOError("space GC: restoring the options: " + rs.ToString());
   }
   if (!native) pauser_.resume();
@@ -390,6 +390,17 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   reserved_bytes_ = pick.relocate_bytes;
   planned_max_ = 0;
   return s;
+}
+
+rocksdb::Status SpaceGcController::TimedSetOptions(rocksdb::DB* db,
+                                                   const std::unordered_map<std::string, std::string>& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rocksdb::Status rs = db->SetOptions(options);
+  const uint64_t us = ElapsedUs(t0);
+  MutexLock l(&mu_);
+  stats_.set_options_us_total += us;
+  stats_.set_options_us_max = std::max(stats_.set_options_us_max, us);
+  return rs;
 }
 
 void SpaceGcController::MeasureReclaim(const SpaceGcPick& pick, std::chrono::steady_clock::time_point start) {
@@ -462,6 +473,8 @@ Json SpaceGcStats::ToJson() const {
       .Set("round_us_max", round_us_max)
       .Set("space_requests", space_requests)
       .Set("reclaim_bytes_per_sec", reclaim_bytes_per_sec)
+      .Set("set_options_us_total", set_options_us_total)
+      .Set("set_options_us_max", set_options_us_max)
       .Set("last_error", last_error);
   return j;
 }
