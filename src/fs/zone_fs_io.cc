@@ -396,9 +396,10 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       // New data (a WAL, a flush) that would fail while the reclaimer still
       // holds garbage borrows the recovery reserve instead (recovery mode),
       // once per allocation: a failed flush puts RocksDB 7.8 into a
-      // background error that only a reopen or DB::Resume() clears, while
-      // the reclaimer can still give zones back. Without garbage it
-      // would not, and NoSpace stands.
+      // background error (every write refused until its SstFileManager
+      // finds a memtable's worth of free space and resumes), while the
+      // reclaimer can still give zones back. Without garbage it would
+      // not, and NoSpace stands.
       if (!recovery_mode_ && !borrowed && reserve_zones_ > 0 && upper.garbage_bytes > 0 && !ThreadReclaiming() &&
           IsNewData(*f)) {
         borrowed = true;
