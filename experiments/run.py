@@ -33,6 +33,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -298,6 +299,7 @@ def main(argv):
     p.add_argument("--executor", default="local")
     p.add_argument("--cpus_per_run", type=float, default=1.0)
     p.add_argument("--memory_per_run", type=int, default=0)
+    p.add_argument("--only")
     p.add_argument("name", nargs="?")
     a = p.parse_args(argv)
 
@@ -328,6 +330,15 @@ def main(argv):
 
     runs = mod.runs(scale, a.seeds)
     check_runs(a.name, runs)
+    if a.only:
+        try:
+            pattern = re.compile(a.only)
+        except re.error as e:
+            raise UsageError("--only=%s is not a regular expression: %s" % (a.only, e)) from e
+        runs = [r for r in runs if pattern.search(r["label"])]
+        if not runs:
+            raise UsageError("--only=%s matches no run of experiment %s (labels such as %r)"
+                             % (a.only, a.name, mod.runs(scale, 1)[0]["label"]))
     if a.timing:
         if not all(c.isalnum() or c in "_-" for c in a.timing):
             raise UsageError("--timing=%s is not a profile name (see docs/device-timing.md)" % a.timing)

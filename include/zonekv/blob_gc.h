@@ -15,12 +15,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
 #include <string>
 #include <functional>
 #include <thread>
+#include <unordered_map>
 
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
@@ -210,6 +212,23 @@ class SpaceGcPolicy {
 using SpaceGcFactory = std::function<std::unique_ptr<SpaceGcPolicy>(const SpaceGcOptions&)>;
 const PolicyRegistry<SpaceGcFactory>& SpaceGcPolicies();
 
+// Back-pressure on new data (docs/formulas.md, "Space-pressure blob GC"):
+// what SpaceGcController measures, and the rate flushes may write at.
+struct PaceInput {
+  double free_pct = 100;          // free space, % of the capacity
+  double trigger_pct = 15;        // SpaceGcOptions::space_gc_free_pct
+  uint64_t capacity_bytes = 0;    // free + used + reclaimable bytes of the data zones
+  // The collections' measured net reclaim rate (bytes freed minus bytes
+  // relocated, per second of their duty cycle), bytes/s; 0: none measured.
+  double reclaim_bytes_per_sec = 0;
+  // Seconds since the last collection ended (its rate ages while free
+  // space is below the trigger and no collection completes).
+  double since_round_s = 0;
+};
+// The bytes per second flushes may write (at least 1), or 0 for no limit.
+// Pure: the same input, the same rate (src/blobgc/space_gc_pace.cc).
+uint64_t PaceRate(const PaceInput& in);
+
 // What the controller did (controllers.space_gc in docs/metrics.md).
 struct SpaceGcStats {
   uint64_t checks = 0;             // decisions made under pressure
@@ -224,11 +243,15 @@ struct SpaceGcStats {
   uint64_t round_us_total = 0;
   uint64_t round_us_max = 0;
   uint64_t space_requests = 0;     // RequestSpace calls from waiting writers
+  double reclaim_bytes_per_sec = 0;  // the last measured net reclaim rate (PaceInput), bytes/s
+  uint64_t set_options_us_total = 0; // the collections' SetOptions calls (set and restore), wall time
+  uint64_t set_options_us_max = 0;
   std::string last_error;
 
   // {checks, rounds, discover_rounds, failed_rounds, files_collected,
   // relocate_bytes_est, garbage_bytes_est, zones_freed_est,
-  // compaction_retries, round_us_total, round_us_max, space_requests, last_error}.
+  // compaction_retries, round_us_total, round_us_max, space_requests,
+  // reclaim_bytes_per_sec, set_options_us_total, set_options_us_max, last_error}.
   Json ToJson() const;
 };
 
@@ -286,8 +309,24 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   void Wake(bool writer) ZONEKV_EXCLUDES(mu_);
   void Loop() ZONEKV_EXCLUDES(mu_);
   Status Collect(rocksdb::DB* db, const SpaceGcPick& pick) ZONEKV_REQUIRES(run_mu_) ZONEKV_EXCLUDES(mu_);
-  // Back-pressure from the free space of `fs` (SpaceGcFsHooks::set_new_data_rate).
-  void PaceFlushes(const FsView& fs) ZONEKV_REQUIRES(run_mu_);
+  // Back-pressure from the free space of `fs` and the measured reclaim rate
+  // (PaceRate; SpaceGcFsHooks::set_new_data_rate). Called at each decision
+  // and by PaceLoop.
+  void PaceFlushes(const FsView& fs) ZONEKV_EXCLUDES(pace_mu_);
+  // The pacer's thread: PaceFlushes every decision interval, also while a
+  // collection runs (one took 35 s in the fill experiment, and the pace
+  // must follow free space meanwhile).
+  void PaceLoop() ZONEKV_EXCLUDES(mu_, pace_mu_);
+  // db->SetOptions(options), its wall time into the stats (it writes the
+  // OPTIONS file inside RocksDB's write thread, where RocksDB stalls
+  // writers while flushes wait: up to 41 s in the fill experiment).
+  rocksdb::Status TimedSetOptions(rocksdb::DB* db, const std::unordered_map<std::string, std::string>& options)
+      ZONEKV_EXCLUDES(mu_);
+  // After a collection that started at `start`: its net reclaim (the
+  // pick's zones freed minus its relocated bytes; an empty pick for one
+  // that failed) over its duty cycle, into reclaim_rate_.
+  void MeasureReclaim(const SpaceGcPick& pick, std::chrono::steady_clock::time_point start)
+      ZONEKV_EXCLUDES(pace_mu_, mu_);
   void SetRunning(bool on) ZONEKV_EXCLUDES(mu_);  // Reclaimable().collecting
 
   const std::unique_ptr<SpaceGcPolicy> policy_;
@@ -296,9 +335,11 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   const CompactionPauser pauser_;
   const std::shared_ptr<ZCutoffController> zcutoff_;
 
-  Mutex run_mu_ ZONEKV_ACQUIRED_BEFORE(mu_);  // serialises RunOnce
+  Mutex run_mu_ ZONEKV_ACQUIRED_BEFORE(pace_mu_, mu_);  // serialises RunOnce
+  Mutex pace_mu_ ZONEKV_ACQUIRED_BEFORE(mu_);            // the pace's state
   mutable Mutex mu_;
   std::condition_variable_any cv_;
+  std::condition_variable_any pace_cv_;  // wakes PaceLoop to stop
   rocksdb::DB* db_ ZONEKV_GUARDED_BY(mu_) = nullptr;
   bool stop_ ZONEKV_GUARDED_BY(mu_) = false;
   bool kicked_ ZONEKV_GUARDED_BY(mu_) = false;          // an event or a writer asks for a look
@@ -308,6 +349,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   bool stuck_ ZONEKV_GUARDED_BY(mu_) = false;           // Reclaimable().stuck
   // Started by Attach, joined by Detach (one at a time, by the owner).
   std::thread thread_;
+  std::thread pacer_;
   std::atomic<uint64_t> known_garbage_{0};  // Reclaimable().garbage_bytes: RocksDB's, at the last decision
   std::atomic<uint64_t> flushes_{0};        // RocksDB flushes seen
   // flushes_ when a discovery round learned nothing: the same LSM would
@@ -316,9 +358,14 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   // The room the file system keeps for the next collection (set_target).
   uint64_t reserved_bytes_ ZONEKV_GUARDED_BY(run_mu_) = 0;
   // The flush rate the file system was last given (set_new_data_rate).
-  uint64_t new_data_rate_ ZONEKV_GUARDED_BY(run_mu_) = 0;
+  uint64_t new_data_rate_ ZONEKV_GUARDED_BY(pace_mu_) = 0;
   // The newest blob file of the planned (or running) collection, 0 if none.
   uint64_t planned_max_ ZONEKV_GUARDED_BY(run_mu_) = 0;
+  // The collections' net reclaim rate (PaceInput::reclaim_bytes_per_sec),
+  // an average over rounds (each weighs half), and when the last ended.
+  double reclaim_rate_ ZONEKV_GUARDED_BY(pace_mu_) = 0;
+  std::chrono::steady_clock::time_point last_round_end_ ZONEKV_GUARDED_BY(pace_mu_){};
+
   SpaceGcStats stats_ ZONEKV_GUARDED_BY(mu_);
 };
 

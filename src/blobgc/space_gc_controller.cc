@@ -22,12 +22,9 @@ constexpr std::chrono::milliseconds kInterval(200);
 // Plan (and keep room for) the next collection from this many points above
 // the trigger.
 constexpr double kPlanAheadPct = 10;
-// Back-pressure: below trigger + kPlanAheadPct free, flushes may write new
-// data at most at kMaxFillPerSec of the device's capacity per second, times
-// how far free space is from half the trigger (linearly, down to
-// kMinPaceFraction of it at half the trigger and below).
-constexpr double kMaxFillPerSec = 0.1;
-constexpr double kMinPaceFraction = 0.02;
+// A gap between collections longer than one decision interval is idle time,
+// not part of the duty cycle their reclaim rate is measured over.
+constexpr std::chrono::milliseconds kMaxRoundGap = kInterval;
 // CompactFiles refuses inputs another compaction holds; once compactions
 // are paused those end, so a collection waits this long for them at most.
 constexpr std::chrono::milliseconds kRetryEvery(50);
@@ -107,6 +104,7 @@ void SpaceGcController::Attach(rocksdb::DB* db) {
   db_ = db;
   stop_ = false;
   thread_ = std::thread(&SpaceGcController::Loop, this);
+  if (fs_.set_new_data_rate) pacer_ = std::thread(&SpaceGcController::PaceLoop, this);
 }
 
 void SpaceGcController::Detach() {
@@ -116,9 +114,11 @@ void SpaceGcController::Detach() {
     stop_ = true;
   }
   cv_.notify_all();
+  pace_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (pacer_.joinable()) pacer_.join();
   {
-    MutexLock serial(&run_mu_);
+    MutexLock pace(&pace_mu_);
     if (new_data_rate_ != 0 && fs_.set_new_data_rate) fs_.set_new_data_rate(0);  // no pacing without the GC
     new_data_rate_ = 0;
   }
@@ -170,6 +170,17 @@ void SpaceGcController::Loop() {
     if (pick.collect && pick.files > 0) kicked_ = true;
     // A writer that asked while this decision ran keeps pending_ for the next.
     if (!writer_waiting_) pending_ = false;
+  }
+}
+
+void SpaceGcController::PaceLoop() {
+  MutexLock l(&mu_);
+  while (!stop_) {
+    pace_cv_.wait_for(l, kInterval, [this]() ZONEKV_REQUIRES(mu_) { return stop_; });
+    if (stop_) return;
+    l.unlock();
+    PaceFlushes(fs_.view(ViewFiles::kNone));
+    l.lock();
   }
 }
 
@@ -262,6 +273,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   auto t0 = std::chrono::steady_clock::now();
   Status s = Collect(db, *pick);
   uint64_t us = ElapsedUs(t0);
+  MeasureReclaim(s.ok() ? *pick : SpaceGcPick(), t0);
   {
     MutexLock l(&mu_);
     stuck_ = false;
@@ -331,7 +343,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
     set["disable_auto_compactions"] = "true";
     restore["disable_auto_compactions"] = cur.disable_auto_compactions ? "true" : "false";
   }
-  rocksdb::Status rs = db->SetOptions(set);
+  rocksdb::Status rs = TimedSetOptions(db, set);
   Status s;
   if (!rs.ok()) {
     s = Status::IOError("space GC: SetOptions: " + rs.ToString());
@@ -366,7 +378,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
       }
       std::this_thread::sleep_for(kRetryEvery);
     }
-    rs = db->SetOptions(restore);
+    rs = TimedSetOptions(db, restore);
     if (!rs.ok() && s.ok()) s = Status::IOError("space GC: restoring the options: " + rs.ToString());
   }
   if (!native) pauser_.resume();
@@ -380,18 +392,56 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   return s;
 }
 
+rocksdb::Status SpaceGcController::TimedSetOptions(rocksdb::DB* db,
+                                                   const std::unordered_map<std::string, std::string>& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rocksdb::Status rs = db->SetOptions(options);
+  const uint64_t us = ElapsedUs(t0);
+  MutexLock l(&mu_);
+  stats_.set_options_us_total += us;
+  stats_.set_options_us_max = std::max(stats_.set_options_us_max, us);
+  return rs;
+}
+
+void SpaceGcController::MeasureReclaim(const SpaceGcPick& pick, std::chrono::steady_clock::time_point start) {
+  const auto end = std::chrono::steady_clock::now();
+  // The duty cycle: the round, and the gap since the previous one ended if
+  // the collections ran back to back.
+  auto cycle = end - start;
+  {
+    MutexLock pace(&pace_mu_);
+    if (last_round_end_ != std::chrono::steady_clock::time_point{}) {
+      cycle += std::min<std::chrono::steady_clock::duration>(start - last_round_end_, kMaxRoundGap);
+    }
+  }
+  const double seconds = std::max(1e-3, std::chrono::duration<double>(cycle).count());
+  const double net = static_cast<double>(pick.zones_freed_bytes) - static_cast<double>(pick.relocate_bytes);
+  const double sample = std::max(0.0, net) / seconds;
+  double rate;
+  {
+    MutexLock pace(&pace_mu_);
+    last_round_end_ = end;
+    reclaim_rate_ = reclaim_rate_ == 0 ? sample : (reclaim_rate_ + sample) / 2;
+    rate = reclaim_rate_;
+  }
+  MutexLock l(&mu_);
+  stats_.reclaim_bytes_per_sec = rate;
+}
+
 void SpaceGcController::PaceFlushes(const FsView& fs) {
   if (!fs_.set_new_data_rate) return;
+  PaceInput in;
   const uint64_t free = fs.free_bytes();
-  const uint64_t capacity = free + fs.used_bytes() + fs.reclaimable_bytes();
-  const double free_pct = capacity == 0 ? 100.0 : 100.0 * static_cast<double>(free) / static_cast<double>(capacity);
-  const double hi = opts_.space_gc_free_pct + kPlanAheadPct;
-  const double lo = opts_.space_gc_free_pct / 2;
-  uint64_t rate = 0;
-  if (free_pct < hi) {
-    const double fraction = std::clamp((free_pct - lo) / (hi - lo), kMinPaceFraction, 1.0);
-    rate = std::max<uint64_t>(1, static_cast<uint64_t>(fraction * kMaxFillPerSec * static_cast<double>(capacity)));
+  in.capacity_bytes = free + fs.used_bytes() + fs.reclaimable_bytes();
+  in.free_pct = in.capacity_bytes == 0 ? 100.0
+                                       : 100.0 * static_cast<double>(free) / static_cast<double>(in.capacity_bytes);
+  in.trigger_pct = opts_.space_gc_free_pct;
+  MutexLock pace(&pace_mu_);
+  in.reclaim_bytes_per_sec = reclaim_rate_;
+  if (last_round_end_ != std::chrono::steady_clock::time_point{}) {
+    in.since_round_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_round_end_).count();
   }
+  const uint64_t rate = PaceRate(in);
   if (rate != new_data_rate_) {
     new_data_rate_ = rate;
     fs_.set_new_data_rate(rate);
@@ -422,6 +472,9 @@ Json SpaceGcStats::ToJson() const {
       .Set("round_us_total", round_us_total)
       .Set("round_us_max", round_us_max)
       .Set("space_requests", space_requests)
+      .Set("reclaim_bytes_per_sec", reclaim_bytes_per_sec)
+      .Set("set_options_us_total", set_options_us_total)
+      .Set("set_options_us_max", set_options_us_max)
       .Set("last_error", last_error);
   return j;
 }

@@ -80,6 +80,9 @@ bool ThreadReclaiming();
 // inputs (zone_fs_space.cc).
 struct FileRecord;
 bool IsCompactionOutput(const FileRecord& f);
+// New data: a WAL or a flush's output (neither a compaction's output nor a
+// MANIFEST or other small file).
+bool IsNewData(const FileRecord& f);
 
 // Cost of one policy family: calls and time per call. Kept in nanoseconds
 // (policy calls often take well under a microsecond), reported in
@@ -124,6 +127,7 @@ struct FsCounters {
   uint64_t journal_writes = 0;     // journal records written by commits (a roll counts one)
   uint64_t journal_batches_written = 0;  // edit batches those records held
   uint64_t recovery_entries = 0;   // times recovery mode was entered
+  uint64_t reserve_loans = 0;      // of those, for new data while the reclaimer held garbage (AcquireZoneLocked)
   uint64_t reclaim_requests = 0;   // SpaceReclaimer::RequestSpace calls by waiting writers
   uint64_t reclaim_waits = 0;      // allocations that waited because the reclaimer had garbage or work in flight
   uint64_t zc_passes_blob_gc = 0;  // cleaning passes that left zones alone: a targeted blob GC is collecting their data

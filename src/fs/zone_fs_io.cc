@@ -310,6 +310,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   uint64_t seen_progress = progress_;
   std::string why;
   bool waited_for_upper = false;
+  bool borrowed = false;  // this allocation opened the reserve (below)
   uint64_t kicked_at_progress = UINT64_MAX;  // progress_ when this writer last kicked the cleaner
   FsView view;  // rebuilt each pass into the same memory
   // Passes in a row in which a zone command (finish, reset) failed: after
@@ -436,6 +437,23 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     bool cleaner_idle_since = clean_passes_ >= seen_passes + 2 || !zc_->Cleans();
     bool nothing_moves = !in_flight && cleaner_idle_since && progress_ == seen_progress;
     if (std::chrono::steady_clock::now() >= deadline || nothing_moves) {
+      // New data (a WAL, a flush) that would fail while the reclaimer still
+      // holds garbage borrows the recovery reserve instead (recovery mode),
+      // once per allocation: a failed flush puts RocksDB 7.8 into a
+      // background error (every write refused until its SstFileManager
+      // finds a memtable's worth of free space and resumes), while the
+      // reclaimer can still give zones back. Without garbage it would
+      // not, and NoSpace stands.
+      if (!recovery_mode_ && !borrowed && reserve_zones_ > 0 && upper.garbage_bytes > 0 && !ThreadReclaiming() &&
+          IsNewData(*f)) {
+        borrowed = true;
+        recovery_mode_ = true;
+        counters_.recovery_entries++;
+        counters_.reserve_loans++;
+        deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.alloc_timeout_ms);
+        seen_passes = clean_passes_;
+        continue;
+      }
       counters_.io_block_us += waited_us;
       counters_.nospace_errors++;
       UpdateRecoveryModeLocked(/*nospace=*/true, /*at_mount=*/false);

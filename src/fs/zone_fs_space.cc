@@ -13,8 +13,10 @@ namespace {
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 // The longest one write of a flush waits for the new-data rate: a bound,
-// so that a rate set too low slows RocksDB without hanging it.
-constexpr std::chrono::microseconds kMaxPaceWait(100000);
+// so that a rate set too low slows RocksDB without hanging it. It bounds
+// the pace from below too: a flush writes 1 MiB at a time
+// (ZoneFsOptions::write_buffer_bytes), so at least 1 MiB/s gets through.
+constexpr std::chrono::microseconds kMaxPaceWait(1000000);
 
 }  // namespace
 
@@ -30,6 +32,11 @@ uint32_t ZoneFs::Impl::EmptyZonesLocked() const {
 bool IsCompactionOutput(const FileRecord& f) {
   const FileKind kind = f.meta.hints.kind;
   return (kind == FileKind::kSst || kind == FileKind::kBlob) && f.meta.hints.level >= 1;
+}
+
+bool IsNewData(const FileRecord& f) {
+  const FileKind kind = f.meta.hints.kind;
+  return kind != FileKind::kManifest && kind != FileKind::kOther && !IsCompactionOutput(f);
 }
 
 uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
@@ -50,9 +57,11 @@ uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
   // use the collector's room, and in recovery mode the reserve.
   if (IsCompactionOutput(f)) return 1 + (recovery_mode_ ? metadata : reserve_zones_);
   // Everything else grows the data: WALs, flushes. In recovery mode the
-  // reserve is open to them but to the blob files of a flush (new data);
-  // tombstones and a recovery flush are SSTs.
-  const bool new_blob_data = kind == FileKind::kBlob && f.meta.hints.level == 0;
+  // reserve is open to them; to the blob files of a flush only while a
+  // reclaimer can give zones back (a flush that fails puts RocksDB into a
+  // background error); without one the reserve stays for the deletes after
+  // a reopen (tombstones and their flushes are SSTs).
+  const bool new_blob_data = kind == FileKind::kBlob && f.meta.hints.level == 0 && reclaimer_ == nullptr;
   return 1 + blob_gc_reserve_zones_ + (recovery_mode_ && !new_blob_data ? metadata : reserve_zones_);
 }
 
@@ -122,6 +131,9 @@ void ZoneFs::Impl::PaceNewData(FileRecord* f, uint64_t bytes) {
       wait = std::min(kMaxPaceWait, std::chrono::microseconds(static_cast<int64_t>(-pace_tokens_ / rate * 1e6)));
       paced_writes_++;
       pace_wait_us_ += static_cast<uint64_t>(wait.count());
+      // Debt beyond one longest wait is forgiven: a rate that rises later
+      // is not held back by waits the bound cut short.
+      pace_tokens_ = std::max(pace_tokens_, -static_cast<double>(rate) * 1e-6 * kMaxPaceWait.count());
     }
   }
   if (wait.count() > 0) std::this_thread::sleep_for(wait);

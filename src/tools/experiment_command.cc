@@ -98,6 +98,9 @@ int ExperimentCommand(int argc, char** argv) {
   flags.Define("time_scale", "",
                "multiply every modelled device latency of every run by this factor, in (0, 1e6] "
                "(default: the profile's own, 1)");
+  flags.Define("only", "",
+               "run only the runs whose label matches this Python regular expression (re.search), e.g. "
+               "'baza\\+space (50|60)%'; the summary covers those (default: every run)");
   bool help = false;
   Status s = flags.Parse(argc, argv, 2, &help);
   if (help) {
@@ -181,6 +184,7 @@ int ExperimentCommand(int argc, char** argv) {
     args.push_back("--executor=" + executor);
     args.push_back("--cpus_per_run=" + flags.Str("cpus_per_run"));
     args.push_back("--memory_per_run=" + std::to_string(memory_per_run));
+    if (!flags.Str("only").empty()) args.push_back("--only=" + flags.Str("only"));
   }
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());

@@ -146,6 +146,56 @@ TEST(ZonesSpaceGc, DecisionsAreDeterministic) {
   EXPECT_EQ(a.plan_bytes, b.plan_bytes);
 }
 
+// PaceRate (back-pressure on flushes): trigger 15%, so pacing starts at
+// 25% free and f = (free - 7.5) / 17.5.
+PaceInput Pace(double free_pct, double reclaim_mib_s, double since_round_s = 0) {
+  PaceInput in;
+  in.free_pct = free_pct;
+  in.trigger_pct = 15;
+  in.capacity_bytes = 256 * kMiB;
+  in.reclaim_bytes_per_sec = reclaim_mib_s * kMiB;
+  in.since_round_s = since_round_s;
+  return in;
+}
+
+TEST(PaceRate, NoLimitFromTriggerPlusTen) {
+  EXPECT_EQ(PaceRate(Pace(25, 0)), 0u);
+  EXPECT_EQ(PaceRate(Pace(60, 8)), 0u);
+  EXPECT_GT(PaceRate(Pace(24.9, 0)), 0u);
+  EXPECT_GT(PaceRate(Pace(24.9, 8)), 0u);
+}
+
+TEST(PaceRate, WithoutAMeasuredRateAFractionOfTheCapacity) {
+  // 0.1 x capacity x f: 25.6 MiB/s x f.
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(16.25, 0))), 0.5 * 25.6 * kMiB, 1.0);
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(5, 0))), 0.02 * 25.6 * kMiB, 1.0);  // f's floor
+}
+
+TEST(PaceRate, FollowsTheMeasuredReclaimRate) {
+  // Just above the trigger (f = 1/2) new data may come as fast as the GC
+  // gives space back; above it faster, below it slower.
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(16.25, 8))), 8.0 * kMiB, 1.0);
+  EXPECT_GT(PaceRate(Pace(20, 8)), PaceRate(Pace(16.25, 8)));
+  EXPECT_LT(PaceRate(Pace(12, 8)), PaceRate(Pace(16.25, 8)));
+  // A GC that keeps up does not cap throughput at a fraction of the
+  // capacity: 100 MiB/s reclaimed lets 100 MiB/s in at f = 1/2, where the
+  // capacity rule allows 12.8.
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(16.25, 100))), 100.0 * kMiB, 1.0);
+  EXPECT_GT(PaceRate(Pace(16.25, 100)), PaceRate(Pace(16.25, 0)));
+  // A GC that reclaims little holds new data down to the floor: 0.002 x
+  // capacity per second.
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(16.25, 0.1))), 0.002 * 256 * kMiB, 1.0);
+}
+
+TEST(PaceRate, AStaleRateAgesBelowTheTrigger) {
+  // Below the trigger, with no collection completed for 4 s, the measured
+  // rate counts half per second past two: a quarter.
+  EXPECT_NEAR(static_cast<double>(PaceRate(Pace(12, 8, 4))), static_cast<double>(PaceRate(Pace(12, 2, 0))), 1.0);
+  EXPECT_EQ(PaceRate(Pace(12, 8, 2)), PaceRate(Pace(12, 8, 0)));
+  // Above the trigger no collection is due, and the rate does not age.
+  EXPECT_EQ(PaceRate(Pace(20, 8, 4)), PaceRate(Pace(20, 8, 0)));
+}
+
 TEST(SpaceGcRegistry, OffMakesNoPolicyAndUnknownNamesAreRefused) {
   const PolicyEntry<SpaceGcFactory>* e = nullptr;
   ASSERT_TRUE(SpaceGcPolicies().Lookup("space_gc", "off", &e).ok());
