@@ -203,14 +203,19 @@ TEST(BenchTest, ExternalCompactorAndZCutoffRunWhenAsked) {
 // (n-caza), and the hybrid (h-caza) with its threshold set so that the run
 // crosses it: RocksDB compacts first, the picker once free space falls.
 TEST(BenchTest, NativeCazaAndHybridCompactionRun) {
+  // 30 MB, so that RocksDB compacts before the run ends (with 3 MB it
+  // sometimes had not, and the native count was missing).
   BenchConfig n = TinyConfig("fillrandom");
   n.scheme = "n-caza";
+  n.num = 30000;
   BenchOutput nout;
   Status s = RunBench(n, &nout);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(At(nout.json, "config.fs.policy.alloc")->str(), "caza");
   EXPECT_EQ(At(nout.json, "controllers.compactor.picker")->str(), "native");
-  EXPECT_GT(At(nout.json, "controllers.compactor.metrics.picked_by.native")->number(), 0);
+  const Json* native = At(nout.json, "controllers.compactor.metrics.picked_by.native");
+  ASSERT_NE(native, nullptr) << nout.json.Dump().substr(0, 800);
+  EXPECT_GT(native->number(), 0);
 
   // 30 MB of distinct keys into 128 MiB: free space falls below 90% after
   // about 13 MB of writes (26 flushes, so RocksDB has compacted by then) and
