@@ -224,6 +224,9 @@ struct PaceInput {
   // Seconds since the last collection ended (its rate ages while free
   // space is below the trigger and no collection completes).
   double since_round_s = 0;
+  // Live blob files at the last decision: with none the GC can free
+  // nothing, and slowing new data would only slow it (no limit).
+  uint64_t blob_files = 0;
 };
 // The bytes per second flushes may write (at least 1), or 0 for no limit.
 // Pure: the same input, the same rate (src/blobgc/space_gc_pace.cc).
@@ -350,6 +353,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   // Started by Attach, joined by Detach (one at a time, by the owner).
   std::thread thread_;
   std::thread pacer_;
+  std::atomic<uint64_t> known_blob_files_{0};  // RocksDB's live blob files at the last decision
   std::atomic<uint64_t> known_garbage_{0};  // Reclaimable().garbage_bytes: RocksDB's, at the last decision
   std::atomic<uint64_t> flushes_{0};        // RocksDB flushes seen
   // flushes_ when a discovery round learned nothing: the same LSM would

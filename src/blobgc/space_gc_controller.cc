@@ -244,6 +244,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   uint64_t garbage_before = 0;
   for (const auto& b : sv.blob_files) garbage_before += b.garbage_blob_bytes;
   known_garbage_ = garbage_before;
+  known_blob_files_ = sv.blob_files.size();
   // Room for the next collection: other writers leave it empty zones, and
   // the cleaner leaves it the zones of the files it will collect.
   const uint64_t want = pick->plan_bytes;
@@ -436,6 +437,7 @@ void SpaceGcController::PaceFlushes(const FsView& fs) {
   in.free_pct = in.capacity_bytes == 0 ? 100.0
                                        : 100.0 * static_cast<double>(free) / static_cast<double>(in.capacity_bytes);
   in.trigger_pct = opts_.space_gc_free_pct;
+  in.blob_files = known_blob_files_.load();
   MutexLock pace(&pace_mu_);
   in.reclaim_bytes_per_sec = reclaim_rate_;
   if (last_round_end_ != std::chrono::steady_clock::time_point{}) {

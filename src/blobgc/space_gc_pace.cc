@@ -3,7 +3,8 @@
 // net reclaim rate (docs/formulas.md, "Space-pressure blob GC").
 //
 // With T the trigger, hi = T + 10 and lo = T / 2 (free space, %):
-//   free >= hi: no limit (0).
+//   no live blob file (nothing the GC could collect) or free >= hi: no
+//   limit (0).
 //   f = clamp((free - lo) / (hi - lo), 0.02, 1).
 //   R = the measured reclaim rate, halved for every second past two
 //       since the last collection ended while free < T (a collection that no
@@ -31,7 +32,7 @@ constexpr double kRateAgesAfterS = 2;    // a rate this old (below the trigger) 
 uint64_t PaceRate(const PaceInput& in) {
   const double hi = in.trigger_pct + kPlanAheadPct;
   const double lo = in.trigger_pct / 2;
-  if (in.free_pct >= hi || in.capacity_bytes == 0) return 0;
+  if (in.blob_files == 0 || in.free_pct >= hi || in.capacity_bytes == 0) return 0;
   const double f = std::clamp((in.free_pct - lo) / (hi - lo), kMinPaceFraction, 1.0);
   const double capacity = static_cast<double>(in.capacity_bytes);
   double rate;
