@@ -46,6 +46,17 @@ rocksdb::Options DbOptions(rocksdb::Env* env, ZoneFs* fs) {
   return o;
 }
 
+// DbOptions with memtables of `write_buffer_bytes` and no compactions or
+// L0 stalls: RocksDB flushes only when the test asks.
+rocksdb::Options FlushOnRequestOptions(rocksdb::Env* env, ZoneFs* fs, size_t write_buffer_bytes) {
+  rocksdb::Options o = DbOptions(env, fs);
+  o.write_buffer_size = write_buffer_bytes;
+  o.disable_auto_compactions = true;
+  o.level0_slowdown_writes_trigger = 1 << 20;
+  o.level0_stop_writes_trigger = 1 << 20;
+  return o;
+}
+
 // Fills the device under one cleaning policy: a clean NoSpace within
 // bounded time, then a restart with every acknowledged write intact.
 // `writers` threads write disjoint keys; `limits` is the device's
@@ -274,13 +285,9 @@ TEST(FillTest, AFlushBorrowsTheReserveWhileTheReclaimerHoldsGarbage) {
   ASSERT_EQ(fs->Stats().space.reserve_zones, 2u);
   fs->SetSpaceReclaimer(std::make_shared<StuckReclaimer>());
   auto env = rocksdb::NewCompositeEnv(fs->file_system());
-  rocksdb::Options o = DbOptions(env.get(), fs.get());
   // Flushes only when the test asks, no compactions: every zone the test
   // reaches is one flush's.
-  o.write_buffer_size = 16 << 20;
-  o.disable_auto_compactions = true;
-  o.level0_slowdown_writes_trigger = 1 << 20;
-  o.level0_stop_writes_trigger = 1 << 20;
+  rocksdb::Options o = FlushOnRequestOptions(env.get(), fs.get(), 16 << 20);
   rocksdb::DB* raw = nullptr;
   ASSERT_TRUE(rocksdb::DB::Open(o, "/db", &raw).ok());
   std::unique_ptr<rocksdb::DB> db(raw);
@@ -352,11 +359,7 @@ TEST(FillTest, AFlushThatMetNoSpaceRecoversOnceSpaceIsBack) {
   // memtable (SstFileManager's condition).
   ASSERT_TRUE(test::WriteFile(rfs.get(), "/ballast", test::Pattern(7, 20 << 20)).ok());
   auto env = rocksdb::NewCompositeEnv(rfs);
-  rocksdb::Options o = DbOptions(env.get(), fs.get());
-  o.write_buffer_size = 8 << 20;  // flushes only when the test asks
-  o.disable_auto_compactions = true;
-  o.level0_slowdown_writes_trigger = 1 << 20;
-  o.level0_stop_writes_trigger = 1 << 20;
+  rocksdb::Options o = FlushOnRequestOptions(env.get(), fs.get(), 8 << 20);
   rocksdb::DB* raw = nullptr;
   ASSERT_TRUE(rocksdb::DB::Open(o, "/db", &raw).ok());
   std::unique_ptr<rocksdb::DB> db(raw);

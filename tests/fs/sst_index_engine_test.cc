@@ -26,6 +26,15 @@ struct Open {
 
 std::string Key(std::mt19937_64& rng) { return "user" + std::to_string(100 + rng() % 60); }
 
+// A job hint with a random level and key range (what a compaction output carries).
+FileHints RandomHint(std::mt19937_64& rng) {
+  FileHints h;
+  h.level = static_cast<int>(rng() % 4);
+  h.smallest_key = Key(rng);
+  h.largest_key = std::max(h.smallest_key, Key(rng));
+  return h;
+}
+
 class SstIndexEngineTest : public ::testing::TestWithParam<uint64_t> {
  protected:
   void SetUp() override {
@@ -116,13 +125,7 @@ TEST_P(SstIndexEngineTest, IndexMatchesFullRebuildThroughRandomOperations) {
       // A new SST (hinted by a job on this thread, or not), sometimes a WAL.
       const char* ext = rng() % 6 == 0 ? ".log" : ".sst";
       std::string name = "/db/" + std::to_string(next_number++) + ext;
-      if (rng() % 3 != 0) {
-        FileHints h;
-        h.level = static_cast<int>(rng() % 4);
-        h.smallest_key = Key(rng);
-        h.largest_key = std::max(h.smallest_key, Key(rng));
-        ZoneFs::SetThreadJobHint(h);
-      }
+      if (rng() % 3 != 0) ZoneFs::SetThreadJobHint(RandomHint(rng));
       FileRecord* rec = nullptr;
       ASSERT_TRUE(fs->CreateFile(name, &rec).ok()) << where;
       ZoneFs::ClearThreadJobHint();
@@ -223,13 +226,7 @@ TEST(FsViewCopyTest, FlatCopiesAndSstViewsEqualTheViewBuiltUnderTheLock) {
   for (int i = 0; i < 40; i++) {
     const char* ext[] = {".sst", ".sst", ".blob", ".log"};
     std::string name = "/db/" + std::to_string(100 + i) + ext[rng() % 4];
-    if (i % 3 != 0) {
-      FileHints h;
-      h.level = static_cast<int>(rng() % 4);
-      h.smallest_key = Key(rng);
-      h.largest_key = std::max(h.smallest_key, Key(rng));
-      ZoneFs::SetThreadJobHint(h);
-    }
+    if (i % 3 != 0) ZoneFs::SetThreadJobHint(RandomHint(rng));
     FileRecord* rec = nullptr;
     ASSERT_TRUE(impl->CreateFile(name, &rec).ok());
     ZoneFs::ClearThreadJobHint();
