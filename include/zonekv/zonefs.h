@@ -219,7 +219,11 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // Files() and the journal position as JSON.
   Json Dump() const;
   // The upper layer's reclaimer (nullptr: none), asked by writers that find
-  // no zone (SpaceReclaimer, fs_policy.h).
+  // no zone (SpaceReclaimer, fs_policy.h). Returns once no call to the
+  // previous reclaimer is in flight: from then on the file system holds no
+  // reference to it, so its last reference (which may own this file system)
+  // is never dropped on a file-system thread.
+  // REQUIRES: not called from within a reclaimer's RequestSpace or Reclaimable.
   void SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer);
   // Blob files numbered up to `max_number` are being collected by a
   // targeted blob GC (0: none): zone cleaning leaves the zones holding

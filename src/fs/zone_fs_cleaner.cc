@@ -37,12 +37,17 @@ int ZoneFs::Impl::CleanOnce() {
   FsView v;
   v.zones.reserve(geo_.nr_zones);  // allocated before taking mu_
   // The reclaimer's state, asked without mu_ (it may read the file system).
-  std::shared_ptr<SpaceReclaimer> reclaimer;
+  bool leave_blob_zones = false;
   {
     MutexLock l(&mu_);
-    reclaimer = reclaimer_;
+    if (std::shared_ptr<SpaceReclaimer> reclaimer = BeginReclaimerCallLocked()) {
+      l.unlock();
+      leave_blob_zones = !reclaimer->Reclaimable().stuck;
+      reclaimer.reset();
+      l.lock();
+      EndReclaimerCallLocked();
+    }
   }
-  const bool leave_blob_zones = reclaimer != nullptr && !reclaimer->Reclaimable().stuck;
   {
     MutexLock l(&mu_);
     auto t0 = std::chrono::steady_clock::now();  // the view's cost is the policy's

@@ -247,6 +247,13 @@ class ZoneFs::Impl {
 
   // ---- Space (zonefs.h: SpaceReclaimer, SetBlobGcTarget) ----
   void SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) ZONEKV_EXCLUDES(mu_);
+  // A call to the reclaimer made without mu_: Begin returns the reclaimer
+  // (null if none; then no End) and counts the call; the caller drops its
+  // copy, retakes mu_ and calls End. The copy is never the last reference:
+  // SetSpaceReclaimer waits for the count to reach 0.
+  // REQUIRES: mu_ held (both).
+  std::shared_ptr<SpaceReclaimer> BeginReclaimerCallLocked() ZONEKV_REQUIRES(mu_);
+  void EndReclaimerCallLocked() ZONEKV_REQUIRES(mu_);
   void SetBlobGcTarget(uint64_t max_number, uint64_t reserve_bytes) ZONEKV_EXCLUDES(mu_);
   void SetNewDataRate(uint64_t bytes_per_sec) ZONEKV_EXCLUDES(mu_, pace_mu_);
   // Waits, with no lock held, for a flush's write of `bytes` to fit the
@@ -503,6 +510,10 @@ class ZoneFs::Impl {
   uint32_t reserve_zones_ = 0;
   bool recovery_mode_ ZONEKV_GUARDED_BY(mu_) = false;  // the reserve is open to all but flushed blob files
   std::shared_ptr<SpaceReclaimer> reclaimer_ ZONEKV_GUARDED_BY(mu_);  // the upper layer's, or null
+  // Calls to a reclaimer in flight without mu_ (BeginReclaimerCallLocked);
+  // SetSpaceReclaimer waits on reclaimer_cv_ for them to end.
+  uint32_t reclaimer_calls_ ZONEKV_GUARDED_BY(mu_) = 0;
+  std::condition_variable_any reclaimer_cv_;
   uint64_t blob_gc_target_ ZONEKV_GUARDED_BY(mu_) = 0;  // blob files <= this are being collected (0: none)
   uint32_t blob_gc_reserve_zones_ ZONEKV_GUARDED_BY(mu_) = 0;  // empty zones other writers leave to that collection
   // Back-pressure on flushes (SetNewDataRate): a token bucket of bytes.

@@ -415,12 +415,14 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     }
     // Ask the reclaimer without mu_ (it may read the file system).
     SpaceReclaimer::Estimate upper;
-    if (std::shared_ptr<SpaceReclaimer> r = reclaimer_) {
+    if (std::shared_ptr<SpaceReclaimer> r = BeginReclaimerCallLocked()) {
       if (kick) counters_.reclaim_requests++;
       mu_.unlock();
       if (kick) r->RequestSpace();
       upper = r->Reclaimable();
+      r.reset();
       mu_.lock();
+      EndReclaimerCallLocked();
     }
     // While the reclaimer collects, the timeout counts from when it stops,
     // up to kReclaimWaitFactor timeouts in all; not for the reclaimer's own

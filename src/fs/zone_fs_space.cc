@@ -95,8 +95,21 @@ Status ZoneFs::Impl::NoSpaceLocked(const FileRecord& f, const std::string& why, 
 }
 
 void ZoneFs::Impl::SetSpaceReclaimer(std::shared_ptr<SpaceReclaimer> reclaimer) {
+  std::shared_ptr<SpaceReclaimer> old;  // released after mu_ (declared before the lock)
   MutexLock l(&mu_);
+  old = std::move(reclaimer_);
   reclaimer_ = std::move(reclaimer);
+  reclaimer_cv_.wait(l, [this]() ZONEKV_REQUIRES(mu_) { return reclaimer_calls_ == 0; });
+}
+
+std::shared_ptr<SpaceReclaimer> ZoneFs::Impl::BeginReclaimerCallLocked() {
+  if (reclaimer_ == nullptr) return nullptr;
+  reclaimer_calls_++;
+  return reclaimer_;
+}
+
+void ZoneFs::Impl::EndReclaimerCallLocked() {
+  if (--reclaimer_calls_ == 0) reclaimer_cv_.notify_all();
 }
 
 void ZoneFs::Impl::SetNewDataRate(uint64_t bytes_per_sec) {

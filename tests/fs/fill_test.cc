@@ -4,6 +4,8 @@
 // acknowledged write intact.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -269,6 +271,65 @@ class StuckReclaimer : public SpaceReclaimer {
     return e;
   }
 };
+
+// A reclaimer whose Reclaimable() blocks until the test opens it.
+class GatedReclaimer : public SpaceReclaimer {
+ public:
+  void RequestSpace() override {}
+  Estimate Reclaimable() const override {
+    std::unique_lock<std::mutex> l(mu_);
+    entered_ = true;
+    cv_.notify_all();
+    cv_.wait(l, [this] { return open_; });
+    return {};
+  }
+  void WaitUntilEntered() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [this] { return entered_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> l(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  mutable bool entered_ = false;
+  bool open_ = false;
+};
+
+// The cleaner asks the reclaimer without the file system's lock, holding a
+// reference to it. The bench's space GC owns the file system (its hooks hold
+// it), so when that reference was the last one, the reclaimer, and with it
+// the file system, was destroyed on the cleaner thread, which then joined
+// itself (std::system_error "Resource deadlock avoided": SIGABRT at the end
+// of one of 18 coop runs of the coop experiment's Same-Zone fillrandom).
+// SetSpaceReclaimer now returns only once no call to the old reclaimer is in
+// flight, and the file system keeps no reference to it.
+TEST(FillTest, SetSpaceReclaimerWaitsForTheCallsInFlight) {
+  auto dev = OpenTestDevice("ram:zones=24,zone_size=2M,max_open=14,max_active=14");
+  ZoneFsOptions opts;
+  opts.policy.zc = "greedy";  // a cleaner thread, whose every pass asks the reclaimer
+  std::shared_ptr<ZoneFs> fs = FormatAndMount(dev, opts);
+  auto reclaimer = std::make_shared<GatedReclaimer>();
+  fs->SetSpaceReclaimer(reclaimer);
+  reclaimer->WaitUntilEntered();  // a cleaning pass is inside Reclaimable()
+  std::atomic<bool> replaced{false};
+  std::thread t([&] {
+    fs->SetSpaceReclaimer(nullptr);
+    replaced = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(replaced) << "SetSpaceReclaimer returned while the cleaner was still calling the old reclaimer";
+  reclaimer->Open();
+  t.join();
+  EXPECT_TRUE(replaced);
+  // Only the test's reference is left: dropping it can never run the
+  // reclaimer's destructor on a file-system thread.
+  EXPECT_EQ(reclaimer.use_count(), 1);
+}
 
 // Issue 16: a flush that met NoSpace put RocksDB 7.8 into a background
 // error, and every later write failed ("Result incomplete") until a
