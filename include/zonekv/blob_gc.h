@@ -70,12 +70,16 @@ struct ZCutoffStats {
   uint64_t changes = 0;          // successful SetOptions calls
   double cutoff = -1;            // the value set last; < 0 before the first
   ZCutoff last;                  // the last answer (eligible_files, live_files, min_ybiz)
-  uint64_t update_us_total = 0;  // wall time of the recomputations
+  uint64_t update_us_total = 0;  // wall time of the recomputations, SetOptions included
   uint64_t update_us_max = 0;
+  uint64_t set_options_us_total = 0;  // of which in SetOptions (RocksDB's write thread)
+  uint64_t set_options_us_max = 0;
 
   double update_us_mean() const;  // 0 before the first
   // {updates, changes, cutoff (null before the first), eligible_files,
-  // live_files, min_ybiz, update_us_mean, update_us_max}.
+  // live_files, min_ybiz, update_us_mean, update_us_max,
+  // set_options_us_total, set_options_us_max, compute_us_mean (the update
+  // without SetOptions)}.
   Json ToJson() const;
 };
 

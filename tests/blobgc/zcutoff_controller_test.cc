@@ -107,10 +107,13 @@ TEST_F(ZCutoffControllerTest, StatsCountUpdatesAndChangesAndKeepTheLastAnswer) {
   EXPECT_EQ(st.last.live_files, 8u);
   EXPECT_EQ(st.last.min_ybiz, blobs[2]);
   EXPECT_GE(st.update_us_max * st.updates, st.update_us_total);
+  // One change: its SetOptions is part of the update that made it.
+  EXPECT_LE(st.set_options_us_total, st.update_us_total);
+  EXPECT_EQ(st.set_options_us_max, st.set_options_us_total);
   Json j = st.ToJson();
   Json rebuilt = Json::Object();
   for (const char* k : {"updates", "changes", "cutoff", "eligible_files", "live_files", "min_ybiz", "update_us_mean",
-                        "update_us_max"}) {
+                        "update_us_max", "set_options_us_total", "set_options_us_max", "compute_us_mean"}) {
     if (const Json* v = j.Find(k)) rebuilt.Set(k, *v);
   }
   EXPECT_EQ(rebuilt.Dump(), j.Dump());  // exactly these keys, in this order
@@ -122,6 +125,8 @@ TEST_F(ZCutoffControllerTest, StatsCountUpdatesAndChangesAndKeepTheLastAnswer) {
   EXPECT_EQ(j.Find("min_ybiz")->number(), static_cast<double>(blobs[2]));
   EXPECT_EQ(j.Find("update_us_mean")->number(), st.update_us_mean());
   EXPECT_EQ(j.Find("update_us_max")->number(), static_cast<double>(st.update_us_max));
+  EXPECT_EQ(j.Find("compute_us_mean")->number(),
+            static_cast<double>(st.update_us_total - st.set_options_us_total) / static_cast<double>(st.updates));
 }
 
 TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
