@@ -170,9 +170,10 @@ def summarize(results, scale):
                          "%d/%d" % (n - failed, n), common.cell(tput), common.fmt(_ratio(results, scheme, name, _tput), 3),
                          common.cell(wa), common.fmt(_ratio(results, scheme, name, _device_wa), 3),
                          common.cell(_per_seed(results, scheme, name, lambda d: common.get(d, "fs.ezrc"))),
-                         common.cell(_per_seed(results, scheme, name, _zc_copy), 1 / common.MiB)])
+                         common.cell(_per_seed(results, scheme, name, _zc_copy), 1 / common.MiB),
+                         common.cell(_per_seed(results, scheme, name, lambda d: common.get(d, "workload.cpu_us_per_op")))])
     text += common.table(["workload", "scheme", "runs ok", "ops/s", "ops/s / base", "device WA", "WA / base",
-                          "EZRC", "ZC copy MiB"], rows) + "\n\n"
+                          "EZRC", "ZC copy MiB", "CPU us/op"], rows) + "\n\n"
 
     text += "### coop against each paper's best, on that paper's primary metric\n\n"
     rows = []

@@ -51,6 +51,7 @@ PAPER = {
 
 METRICS = [
     ("ops/s", "workload.ops_per_sec", 1),
+    ("CPU us/op", "workload.cpu_us_per_op", 1),
     ("put avg us", "workload.put_us_avg", 1),
     ("put p99 us", "workload.put_us_p99", 1),
     ("ZC copy blob MiB", "fs.zc_copy_bytes.blob", 1 / common.MiB),

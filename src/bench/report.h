@@ -53,6 +53,9 @@ struct ReportInputs {
   const std::vector<PhaseStats>* phases = nullptr;
   rocksdb::Statistics* statistics = nullptr;
   uint64_t flushes = 0, compactions = 0, compaction_micros = 0;
+  // CPU time of the whole process (every thread: the clients', RocksDB's,
+  // zonekv's, the emulated device's) over every phase, user + system.
+  double cpu_s = 0;
   BenchStorage* storage = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // RunBench: phases of client threads against RocksDB, a per-second sampler,
 // and the JSON document.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +32,13 @@ using Clock = std::chrono::steady_clock;
 
 uint64_t NanosSince(Clock::time_point t) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+
+// User + system CPU time of the whole process, seconds.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 // Counts flushes and compactions and sums compaction time.
@@ -566,12 +574,15 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
 
   std::vector<PhaseStats> results;
   Json timeseries;
+  const double cpu_start_s = ProcessCpuSeconds();
+  double cpu_s = 0;
   {
     Sampler sampler(storage.get(), &run, total_ops, config.progress, config.stats_interval_s);
     for (size_t i = 0; i < phases.size() && !run.failed(); i++) {
       results.push_back(run.RunPhase(phases[i], i));
       if (results.back().timed_out) break;
     }
+    cpu_s = ProcessCpuSeconds() - cpu_start_s;
     sampler.Stop();
     timeseries = sampler.TakeTimeseries();
   }
@@ -589,6 +600,7 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   in.flushes = listener->flushes.load();
   in.compactions = listener->compactions.load();
   in.compaction_micros = listener->compaction_micros.load();
+  in.cpu_s = cpu_s;
   ControllerStats controller_stats = controllers->Stats();
   if (controller_stats.compactor && controller_stats.compactor->external) {
     // The external compactor's CompactFiles jobs are the compactions then

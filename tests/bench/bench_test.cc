@@ -77,6 +77,11 @@ TEST(BenchTest, FillRandomReportsEveryStableKey) {
   // The bench bounds the info LOG, which lives on the zoned device.
   EXPECT_EQ(At(out.json, "config.rocksdb.max_log_file_size")->number(), 1 << 20);
   EXPECT_EQ(At(out.json, "config.fs.emergency_zc")->type(), Json::Type::kBool);
+  // 6000 puts cost the process some CPU, and it is reported per operation.
+  ASSERT_NE(At(out.json, "workload.cpu_s"), nullptr);
+  const double cpu_s = At(out.json, "workload.cpu_s")->number();
+  EXPECT_GT(cpu_s, 0);
+  EXPECT_DOUBLE_EQ(At(out.json, "workload.cpu_us_per_op")->number(), cpu_s * 1e6 / 6000);
   EXPECT_NE(out.summary.find("fillrandom"), std::string::npos);
 }
 
