@@ -119,9 +119,10 @@ def _per_seed(results, scheme, workload, f, failed_too=False):
     failed_too, also of those that ended in an error but left a JSON (a
     NoSpace run still reports how far it got). The throughput and write
     amplification of a run that stopped early compare with nothing."""
-    return [f(r["json"]) for r in results
-            if r["scheme"] == scheme and r["workload"] == workload and r.get("json")
-            and (failed_too or not r.get("error"))]
+    xs = [f(r["json"]) for r in results
+          if r["scheme"] == scheme and r["workload"] == workload and r.get("json")
+          and (failed_too or not r.get("error"))]
+    return [x for x in xs if x is not None]  # (a metric an older binary did not report)
 
 
 def _mean(xs):
@@ -181,8 +182,8 @@ def summarize(results, scale):
         partial = path == "workload.ops"  # how far a run got: failed runs count too
         b = _per_seed(results, best, name, lambda d, p=path: common.get(d, p), failed_too=partial)
         c = _per_seed(results, "coop", name, lambda d, p=path: common.get(d, p), failed_too=partial)
-        bm, bs = common.mean_spread([x for x in b if x is not None])
-        cm, cs = common.mean_spread([x for x in c if x is not None])
+        bm, bs = common.mean_spread(b)
+        cm, cs = common.mean_spread(c)
         if bm != bm or cm != cm:
             verdict = "n/a"
         else:
