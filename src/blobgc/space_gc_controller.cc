@@ -210,6 +210,25 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
     }
     return Status::OK();
   }
+  // Without a blob file there is nothing to collect: skip RocksDB's file
+  // metadata and every file's view (under space pressure a database
+  // without BlobDB paid both hundreds of times a second, for writers'
+  // requests). The answer is the one the policy would give.
+  uint64_t blob_files = 0;
+  if (db->GetIntProperty(rocksdb::DB::Properties::kNumBlobFiles, &blob_files) && blob_files == 0) {
+    known_garbage_ = 0;
+    known_blob_files_ = 0;
+    if (reserved_bytes_ != 0 || planned_max_ != 0) {
+      reserved_bytes_ = 0;
+      planned_max_ = 0;
+      fs_.set_target(0, 0);
+    }
+    pick->reason = "no blob files";
+    MutexLock l(&mu_);
+    stats_.checks++;
+    if (writer_waiting) stuck_ = true;
+    return Status::OK();
+  }
   rocksdb::ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
   sv.fs = fs_.view(ViewFiles::kAll);

@@ -74,13 +74,21 @@ rocksdb::Status ZCutoffController::UpdateNow() {
   if (db == nullptr) return rocksdb::Status::OK();
   auto start = std::chrono::steady_clock::now();
 
-  rocksdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
-  std::vector<uint64_t> live;
-  live.reserve(meta.blob_files.size());
-  for (const auto& b : meta.blob_files) live.push_back(b.blob_file_number);
+  // Without a blob file there is no cutoff to set: skip RocksDB's file
+  // metadata and the zones' view (a database without BlobDB paid both on
+  // every flush and compaction, 0.5-1.4 ms each).
+  uint64_t blob_files = 0;
+  const bool none = db->GetIntProperty(rocksdb::DB::Properties::kNumBlobFiles, &blob_files) && blob_files == 0;
   ZCutoff z;
-  bool have = ComputeZCutoff(live, view_source_(), &z);
+  bool have = false;
+  if (!none) {
+    rocksdb::ColumnFamilyMetaData meta;
+    db->GetColumnFamilyMetaData(&meta);
+    std::vector<uint64_t> live;
+    live.reserve(meta.blob_files.size());
+    for (const auto& b : meta.blob_files) live.push_back(b.blob_file_number);
+    have = ComputeZCutoff(live, view_source_(), &z);
+  }
 
   rocksdb::Status s;
   bool changed = false;

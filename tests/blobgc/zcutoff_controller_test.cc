@@ -2,6 +2,7 @@
 // temporary directory) with a hand-built zone view.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -127,6 +128,25 @@ TEST_F(ZCutoffControllerTest, StatsCountUpdatesAndChangesAndKeepTheLastAnswer) {
   EXPECT_EQ(j.Find("update_us_max")->number(), static_cast<double>(st.update_us_max));
   EXPECT_EQ(j.Find("compute_us_mean")->number(),
             static_cast<double>(st.update_us_total - st.set_options_us_total) / static_cast<double>(st.updates));
+}
+
+// Without a blob file there is nothing to decide: the zones' view is not
+// even read (a database without BlobDB paid for it on every flush).
+TEST_F(ZCutoffControllerTest, WithoutBlobFilesReadsNoView) {
+  std::atomic<int> views{0};
+  auto counting = std::make_shared<ZCutoffController>([&views] {
+    views++;
+    return FsView();
+  });
+  ASSERT_TRUE(db_->Put({}, "k", std::string(1000, 'v')).ok());  // in the memtable: no blob file yet
+  counting->Attach(db_.get());
+  ASSERT_TRUE(counting->UpdateNow().ok());
+  EXPECT_EQ(views.load(), 0);
+  EXPECT_EQ(counting->Stats().changes, 0u);
+  ASSERT_TRUE(db_->Flush({}).ok());  // the first blob file
+  ASSERT_TRUE(counting->UpdateNow().ok());
+  EXPECT_GE(views.load(), 1);
+  counting->Detach();
 }
 
 TEST_F(ZCutoffControllerTest, LeavesCutoffAloneWithoutFullBlobZone) {
