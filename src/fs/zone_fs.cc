@@ -810,6 +810,10 @@ thread_local bool t_reclaiming = false;
 const FileHints* ThreadJobHint() { return t_job_hint ? &*t_job_hint : nullptr; }
 void ZoneFs::SetThreadJobHint(const FileHints& hint) { t_job_hint = hint; }
 void ZoneFs::ClearThreadJobHint() { t_job_hint.reset(); }
+void ZoneFs::NoteFileRange(const std::string& path, int level, const std::string& smallest_key,
+                           const std::string& largest_key) {
+  impl_->NoteFileRange(NormalizePath(path), level, smallest_key, largest_key);
+}
 bool ThreadReclaiming() { return t_reclaiming; }
 void ZoneFs::SetThreadReclaiming(bool on) { t_reclaiming = on; }
 ZoneFsStats ZoneFs::Stats() const { return impl_->Stats(); }
