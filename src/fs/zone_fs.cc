@@ -738,8 +738,30 @@ Status ZoneFs::Impl::UnlockFile(const std::string& name) {
 
 // ---- Hints -------------------------------------------------------------------------
 
+namespace {
+
+// The write-lifetime hint RocksDB 7.8 gives an SST of `level` under
+// kCompactionStyleLevel with base level 1 (ColumnFamilyData::
+// CalculateSSTWriteHint): L0 and L1 medium, L2 long, deeper extreme.
+Lifetime LeveledLifetime(int level) {
+  if (level <= 1) return Lifetime::kMedium;
+  if (level == 2) return Lifetime::kLong;
+  return Lifetime::kExtreme;
+}
+
+}  // namespace
+
 void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
   MutexLock l(&mu_);
+  // RocksDB hints no lifetime for the SSTs of a non-leveled compaction
+  // style, so under the external compactor (kCompactionStyleNone) flushes
+  // and CompactFiles outputs would all be kNotSet, which lifetime placement
+  // (LIZA, CAZA's fallback) can put with nothing else: each WAL then opened
+  // a zone of its own, reset at 6% written (notes/issue-19.md, session 10).
+  // An SST whose level is known gets the hint leveled style would give it.
+  if (lt == Lifetime::kNotSet && f->meta.hints.kind == FileKind::kSst && f->meta.hints.level >= 0) {
+    lt = LeveledLifetime(f->meta.hints.level);
+  }
   if (f->meta.hints.lifetime != lt) {
     f->meta.hints.lifetime = lt;
     f->hints_dirty = true;
