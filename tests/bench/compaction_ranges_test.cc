@@ -72,8 +72,11 @@ TEST_P(ExternalCompactionRanges, EveryOutputCarriesItsOwnKeyRange) {
   }
   ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
   // No compaction runs from here on: every output the compactor wrote has
-  // been noted, or was compacted away before it could be.
+  // been noted, or was compacted away before it could be. (In hybrid mode
+  // Stop hands compaction back to RocksDB; pausing waits for its running
+  // jobs, whose completion the file system's listener has seen by then.)
   controllers->Stop();
+  ASSERT_TRUE(db->PauseBackgroundWork().ok());
   const ControllerStats stats = controllers->Stats();
   ASSERT_TRUE(stats.compactor.has_value());
   uint64_t external_jobs = 0;  // CompactFiles jobs: picked by sica or zaca, not native
@@ -108,6 +111,7 @@ TEST_P(ExternalCompactionRanges, EveryOutputCarriesItsOwnKeyRange) {
   EXPECT_LE(overlapping->number(), static_cast<double>(l0));
 
   controllers.reset();
+  ASSERT_TRUE(db->ContinueBackgroundWork().ok());
   EXPECT_TRUE(db->Close().ok());
   db.reset();
   env.reset();
