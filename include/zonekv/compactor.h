@@ -23,9 +23,11 @@
 // Cross-layer hint (downward): before a job writes, the compactor calls
 // CompactorOptions::on_job_start with the job's output level, key range,
 // input files and the level scores, so that a zone allocator (CAZA) can place
-// the job's outputs. RocksDB itself tells a file system little here: it calls
-// no OnCompactionBegin for CompactFiles jobs, and it sets no write-lifetime
-// hint on SSTs of a non-leveled compaction style.
+// the job's outputs. After the job, CompactorOptions::on_job_outputs gives
+// each output's own key range (the hint's is the whole job's). RocksDB itself
+// tells a file system little here: it calls no listener for CompactFiles
+// jobs, and it sets no write-lifetime hint on SSTs of a non-leveled
+// compaction style.
 //
 // Hybrid mode (CompactorOptions::native_free_ratio): the DB stays leveled,
 // RocksDB compacts while free space is plentiful and the picker takes over
@@ -210,6 +212,14 @@ struct CompactionJobHint {
   std::vector<double> level_scores;  // LevelScores() when the job was picked (S_level for CAZA)
 };
 
+// One SST a finished job wrote, as RocksDB's metadata gives it after the job.
+struct CompactionOutputRange {
+  std::string path;          // RocksDB's: directory + "/" + relative file name
+  int level = 0;
+  std::string smallest_key;  // user keys, the file's own range
+  std::string largest_key;
+};
+
 struct CompactorOptions {
   std::string picker = "sica";
   PickerOptions picker_options;
@@ -242,6 +252,13 @@ struct CompactorOptions {
   // on_job_end. Must not block for long; must not call into the compactor.
   std::function<void(const CompactionJobHint&)> on_job_start;
   std::function<void(uint64_t job_id, const Status& result)> on_job_end;
+  // Called on the same thread after a job succeeded, before on_job_end, with
+  // the outputs still live then and each one's own key range (RocksDB calls
+  // no listener for CompactFiles jobs, so nothing else tells a file system
+  // what it did for native ones in OnCompactionCompleted). Until then the
+  // file system knows only on_job_start's range, the whole job's. Costs one
+  // GetColumnFamilyMetaData per job when set. Must not call into the compactor.
+  std::function<void(const std::vector<CompactionOutputRange>& outputs)> on_job_outputs;
 
   // Hybrid mode (ACC's own suggestion, docs/compaction.md), when > 0:
   // RocksDB compacts natively (leveled: trivial moves, subcompactions, its

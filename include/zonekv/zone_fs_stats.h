@@ -64,6 +64,10 @@ struct ZoneFsStats {
   // Live bytes zone cleaning moved, by the kind of their file (index:
   // FileKind), each extent rounded up to the block size.
   uint64_t zc_copy_bytes_by_kind[kFileKindCount] = {};
+  // Of zc_copy_bytes_by_kind[kSst]: by the SST's level when it was copied
+  // (index 0..kZcLevels-2 = L0.., last = level unknown or beyond).
+  static constexpr int kZcLevels = 8;
+  uint64_t zc_copy_sst_by_level[kZcLevels] = {};
   uint64_t resets_runtime = 0;  // data zones reset by the runtime reset policy
   uint64_t resets_zc = 0;       // cleaning victims reset after migration
   double r_wp_sum = 0;          // over runtime resets: the zone's write pointer / its capacity

@@ -206,6 +206,16 @@ class ZoneFs : public std::enable_shared_from_this<ZoneFs> {
   // jobs). CAZA places those files by them.
   static void SetThreadJobHint(const FileHints& hint);
   static void ClearThreadJobHint();
+  // Records the level and own key range of an SST RocksDB has written
+  // (`path` as RocksDB names it; a file no longer live is ignored).
+  // listener() does this for flushes and RocksDB's own compactions; an
+  // external compactor must do it for its CompactFiles outputs, which
+  // RocksDB reports to no listener. Until then such a file carries its
+  // job hint's range, the whole job's. The range is read afterwards, not by
+  // the file's own placement: CAZA's partner and neighbour search for later
+  // SSTs, and the SST index.
+  void NoteFileRange(const std::string& path, int level, const std::string& smallest_key,
+                     const std::string& largest_key);
   // While on, the calling thread runs the space-pressure blob GC: what it
   // writes (the collection's outputs, RocksDB's MANIFEST and OPTIONS) may
   // use the recovery reserve and the room other writers leave it, so that

@@ -177,6 +177,7 @@ Status Controllers::Start(rocksdb::DB* db) {
       copts.on_job_start = [sink](const CompactionJobHint& h) { sink(&h); };
       copts.on_job_end = [sink](uint64_t, const Status&) { sink(nullptr); };
     }
+    copts.on_job_outputs = fs_.job_outputs;
     ZONEKV_RETURN_IF_ERROR(Compactor::Start(db, db->DefaultColumnFamily(), copts, slot_, &compactor_));
   }
   if (zcutoff_) zcutoff_->Attach(db);

@@ -60,6 +60,7 @@ struct FsHooks {
   std::function<FsView(ViewFiles)> view;  // zaca, acc, zcutoff and space_gc need it
   std::function<FsView(const std::vector<uint64_t>& sst_numbers)> sst_view;  // ZoneFs::SstView (S_same, S_inval)
   std::function<void(const CompactionJobHint*)> job_hints;  // the external compactor's, for CAZA
+  std::function<void(const std::vector<CompactionOutputRange>&)> job_outputs;  // ZoneFs::NoteFileRange each
   std::function<void(uint64_t max_number, uint64_t reserve_bytes)> set_blob_gc_target;  // ZoneFs::SetBlobGcTarget
   std::function<void(std::shared_ptr<SpaceReclaimer>)> set_reclaimer;  // ZoneFs::SetSpaceReclaimer
   std::function<void(bool on)> mark_reclaiming_thread;  // ZoneFs::SetThreadReclaiming

@@ -190,6 +190,9 @@ FsHooks ZoneFsHooks(std::shared_ptr<ZoneFs> fs) {
     h.largest_key = job->largest_key;
     ZoneFs::SetThreadJobHint(h);
   };
+  h.job_outputs = [fs](const std::vector<CompactionOutputRange>& outputs) {
+    for (const CompactionOutputRange& o : outputs) fs->NoteFileRange(o.path, o.level, o.smallest_key, o.largest_key);
+  };
   h.set_blob_gc_target = [fs](uint64_t max_number, uint64_t reserve_bytes) {
     fs->SetBlobGcTarget(max_number, reserve_bytes);
   };

@@ -386,8 +386,9 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     // does under kCompactionStyleNone.
     co.max_subcompactions = hybrid() && opts_.on_job_start ? 1 : opts_.max_subcompactions;
     rocksdb::CompactionJobInfo info;
+    std::vector<std::string> outputs;
     uint64_t t0 = NowNs();
-    rocksdb::Status rs = db_->CompactFiles(co, cf_, names, p.output_level, -1, nullptr, &info);
+    rocksdb::Status rs = db_->CompactFiles(co, cf_, names, p.output_level, -1, &outputs, &info);
     uint64_t elapsed_us = (NowNs() - t0) / 1000;
 
     Status result;
@@ -402,6 +403,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
       metrics_.AddFailed();
       Fail(result);
     }
+    if (rs.ok() && opts_.on_job_outputs) opts_.on_job_outputs(OutputRanges(outputs));
     if (opts_.on_job_end) opts_.on_job_end(job->id, result);
     if (!rs.ok()) return false;
 
@@ -423,6 +425,28 @@ class CompactorImpl : public Compactor, public CompactorEvents {
       metrics_.AddJob(r);
     }
     return true;
+  }
+
+  // The SSTs named in `outputs` (CompactFiles' output file names) that are
+  // still live, each with its level and its own key range from the DB's
+  // metadata. An output another thread has compacted away meanwhile is left
+  // out (the file system no longer has it either).
+  std::vector<CompactionOutputRange> OutputRanges(const std::vector<std::string>& outputs) const {
+    std::set<uint64_t> numbers;
+    for (const std::string& path : outputs) {
+      if (uint64_t n = InvalScorer::SstNumber(path); n != 0) numbers.insert(n);
+    }
+    std::vector<CompactionOutputRange> ranges;
+    if (numbers.empty()) return ranges;
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(cf_, &meta);
+    for (const rocksdb::LevelMetaData& level : meta.levels) {
+      for (const rocksdb::SstFileMetaData& f : level.files) {
+        if (numbers.count(f.file_number) == 0) continue;
+        ranges.push_back({f.directory + "/" + f.relative_filename, level.level, f.smallestkey, f.largestkey});
+      }
+    }
+    return ranges;
   }
 
   // Keeps the first error a job or a pick reported.

@@ -738,8 +738,30 @@ Status ZoneFs::Impl::UnlockFile(const std::string& name) {
 
 // ---- Hints -------------------------------------------------------------------------
 
+namespace {
+
+// The write-lifetime hint RocksDB 7.8 gives an SST of `level` under
+// kCompactionStyleLevel with base level 1 (ColumnFamilyData::
+// CalculateSSTWriteHint): L0 and L1 medium, L2 long, deeper extreme.
+Lifetime LeveledLifetime(int level) {
+  if (level <= 1) return Lifetime::kMedium;
+  if (level == 2) return Lifetime::kLong;
+  return Lifetime::kExtreme;
+}
+
+}  // namespace
+
 void ZoneFs::Impl::SetLifetime(FileRecord* f, Lifetime lt) {
   MutexLock l(&mu_);
+  // RocksDB hints no lifetime for the SSTs of a non-leveled compaction
+  // style, so under the external compactor (kCompactionStyleNone) flushes
+  // and CompactFiles outputs would all be kNotSet, which lifetime placement
+  // (LIZA, CAZA's fallback) can put with nothing else: each WAL then opened
+  // a zone of its own, reset at 6% written (notes/issue-19.md, session 10).
+  // An SST whose level is known gets the hint leveled style would give it.
+  if (lt == Lifetime::kNotSet && f->meta.hints.kind == FileKind::kSst && f->meta.hints.level >= 0) {
+    lt = LeveledLifetime(f->meta.hints.level);
+  }
   if (f->meta.hints.lifetime != lt) {
     f->meta.hints.lifetime = lt;
     f->hints_dirty = true;
@@ -810,6 +832,10 @@ thread_local bool t_reclaiming = false;
 const FileHints* ThreadJobHint() { return t_job_hint ? &*t_job_hint : nullptr; }
 void ZoneFs::SetThreadJobHint(const FileHints& hint) { t_job_hint = hint; }
 void ZoneFs::ClearThreadJobHint() { t_job_hint.reset(); }
+void ZoneFs::NoteFileRange(const std::string& path, int level, const std::string& smallest_key,
+                           const std::string& largest_key) {
+  impl_->NoteFileRange(NormalizePath(path), level, smallest_key, largest_key);
+}
 bool ThreadReclaiming() { return t_reclaiming; }
 void ZoneFs::SetThreadReclaiming(bool on) { t_reclaiming = on; }
 ZoneFsStats ZoneFs::Stats() const { return impl_->Stats(); }

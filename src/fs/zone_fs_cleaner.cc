@@ -292,6 +292,11 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         uint64_t bytes = RoundUp(items[j].extent.length_bytes, bs_);
         zones_[v].RemoveValid(items[j].owner, bytes);
         counters_.zc_copy_bytes[static_cast<int>(items[j].owner.kind)] += bytes;
+        if (items[j].owner.kind == FileKind::kSst) {
+          const int level = f->meta.hints.level;
+          const int slot = level >= 0 && level < ZoneFsStats::kZcLevels - 1 ? level : ZoneFsStats::kZcLevels - 1;
+          counters_.zc_copy_sst_by_level[slot] += bytes;
+        }
       }
       for (const auto& pieces : moved) {
         for (const auto& p : pieces) SettleCopy(p);

@@ -112,6 +112,7 @@ struct PolicyTimer : PolicyTimeStats {
 // and reports them without it.
 struct FsCounters {
   uint64_t zc_copy_bytes[kFileKindCount] = {};  // indexed by FileKind
+  uint64_t zc_copy_sst_by_level[ZoneFsStats::kZcLevels] = {};  // ZoneFsStats::zc_copy_sst_by_level
   uint64_t resets_runtime = 0;
   uint64_t resets_zc = 0;
   uint64_t finishes = 0;

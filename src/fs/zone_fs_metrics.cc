@@ -207,6 +207,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   }
   st.host_write_bytes = host_write_bytes_.load();
   std::copy(std::begin(c.zc_copy_bytes), std::end(c.zc_copy_bytes), st.zc_copy_bytes_by_kind);
+  std::copy(std::begin(c.zc_copy_sst_by_level), std::end(c.zc_copy_sst_by_level), st.zc_copy_sst_by_level);
   st.resets_runtime = c.resets_runtime;
   st.resets_zc = c.resets_zc;
   st.r_wp_sum = c.r_wp_sum;

@@ -66,6 +66,9 @@ Json ZoneFsStats::ToJson() const {
       .Set("wal", zc_copy_bytes(FileKind::kWal))
       .Set("other", zc_copy_other_bytes())
       .Set("total", zc_copy_bytes());
+  Json by_level = Json::Object();
+  for (int l = 0; l < kZcLevels - 1; l++) by_level.Set("L" + std::to_string(l), zc_copy_sst_by_level[l]);
+  by_level.Set("unknown", zc_copy_sst_by_level[kZcLevels - 1]);
   Json policy = Json::Object();
   policy.Set("alloc", alloc_time.ToJson()).Set("zc", zc_time.ToJson()).Set("reset", reset_time.ToJson());
   Json reasons = Json::Object();
@@ -73,6 +76,7 @@ Json ZoneFsStats::ToJson() const {
   Json j = Json::Object();
   j.Set("host_write_bytes", host_write_bytes)
       .Set("zc_copy_bytes", zc)
+      .Set("zc_copy_sst_by_level", by_level)
       .Set("resets_runtime", resets_runtime)
       .Set("resets_zc", resets_zc)
       .Set("ezrc", ezrc())

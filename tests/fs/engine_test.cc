@@ -362,6 +362,46 @@ TEST(EngineTest, ThreadJobHintLabelsSstsCreatedOnThatThread) {
   EXPECT_EQ(hints["/000014.sst"].level, -1);   // after the job ended
 }
 
+// RocksDB hints no lifetime (WLTH_NOT_SET) for the SSTs of a non-leveled
+// compaction style, as under the external compactor: an SST whose level is
+// known gets the one leveled style would give it (L0/L1 medium, L2 long,
+// deeper extreme), so that LIZA places it as under native compaction. A
+// hint RocksDB does give is kept, and files without a level stay unset.
+TEST(EngineTest, SstWithoutRocksDbLifetimeGetsItsLevelsLifetime) {
+  auto dev = OpenTestDevice("ram:zones=16,zone_size=1M,max_open=6,max_active=6");
+  auto fs = FormatAndMount(dev, ZoneFsOptions());
+  auto rfs = fs->file_system();
+  auto write = [&](const std::string& name, int level, rocksdb::Env::WriteLifeTimeHint hint) {
+    if (level >= 0) {
+      FileHints h;
+      h.level = level;
+      h.smallest_key = "a";
+      h.largest_key = "b";
+      ZoneFs::SetThreadJobHint(h);
+    }
+    std::unique_ptr<rocksdb::FSWritableFile> w;
+    ASSERT_TRUE(rfs->NewWritableFile(name, rocksdb::FileOptions(), &w, nullptr).ok());
+    w->SetWriteLifeTimeHint(hint);
+    ASSERT_TRUE(w->Append(Pattern(1, 4096), rocksdb::IOOptions(), nullptr).ok());
+    ASSERT_TRUE(w->Close(rocksdb::IOOptions(), nullptr).ok());
+    ZoneFs::ClearThreadJobHint();
+  };
+  for (int level = 0; level <= 4; level++) write("/00002" + std::to_string(level) + ".sst", level, rocksdb::Env::WLTH_NOT_SET);
+  write("/000030.sst", 3, rocksdb::Env::WLTH_SHORT);
+  write("/000031.sst", -1, rocksdb::Env::WLTH_NOT_SET);
+  write("/000032.log", -1, rocksdb::Env::WLTH_NOT_SET);
+  std::map<std::string, Lifetime> lt;
+  for (const auto& f : fs->View().files) lt[f.name] = f.hints.lifetime;
+  EXPECT_EQ(lt["/000020.sst"], Lifetime::kMedium);
+  EXPECT_EQ(lt["/000021.sst"], Lifetime::kMedium);
+  EXPECT_EQ(lt["/000022.sst"], Lifetime::kLong);
+  EXPECT_EQ(lt["/000023.sst"], Lifetime::kExtreme);
+  EXPECT_EQ(lt["/000024.sst"], Lifetime::kExtreme);
+  EXPECT_EQ(lt["/000030.sst"], Lifetime::kShort);   // RocksDB's own hint
+  EXPECT_EQ(lt["/000031.sst"], Lifetime::kNotSet);  // no level known
+  EXPECT_EQ(lt["/000032.log"], Lifetime::kNotSet);  // not an SST
+}
+
 }  // namespace zonekv
 
 namespace zonekv {

@@ -208,6 +208,17 @@ TEST_P(SstIndexEngineTest, IndexMatchesFullRebuildThroughRandomOperations) {
   EXPECT_GT(indexed_seen_, 5u);  // the index held files
   ZoneFsStats st = fs_->Stats();
   EXPECT_GT(st.zc_copy_bytes_by_kind[static_cast<int>(FileKind::kSst)], 0u) << "the cleaner moved no SST extent";
+  // The SST copy by level adds up, and only the levels this test hints
+  // (0..3, or none) received any.
+  uint64_t by_level = 0;
+  for (int l = 0; l < ZoneFsStats::kZcLevels; l++) {
+    by_level += st.zc_copy_sst_by_level[l];
+    if (l >= 4 && l < ZoneFsStats::kZcLevels - 1) {
+      EXPECT_EQ(st.zc_copy_sst_by_level[l], 0u) << "L" << l;
+    }
+  }
+  EXPECT_EQ(by_level, st.zc_copy_bytes_by_kind[static_cast<int>(FileKind::kSst)]);
+  EXPECT_GT(by_level - st.zc_copy_sst_by_level[ZoneFsStats::kZcLevels - 1], 0u) << "no copied SST had a level";
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SstIndexEngineTest, ::testing::Values(1, 2, 3));

@@ -98,8 +98,8 @@ TEST(ZoneFsStatsTest, JsonHasTheKeysOfDocsMetricsInOrder) {
   ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", Pattern(1, 1536 << 10)).ok());
   ASSERT_TRUE(WriteFile(rfs.get(), "/000002.log", Pattern(2, 10000)).ok());
   Json j = fs->Stats().ToJson();
-  EXPECT_EQ(Rebuilt(j, {"host_write_bytes", "zc_copy_bytes", "resets_runtime", "resets_zc", "ezrc", "r_wp",
-                        "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
+  EXPECT_EQ(Rebuilt(j, {"host_write_bytes", "zc_copy_bytes", "zc_copy_sst_by_level", "resets_runtime", "resets_zc",
+                        "ezrc", "r_wp", "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
                         "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
                         "zone_preemptions", "alloc_reasons", "zc_passes", "zc_emergency_passes", "files", "sst_index", "zones_empty",
                         "zones_full", "journal_rolls", "lock", "journal", "space", "space"})
@@ -107,6 +107,8 @@ TEST(ZoneFsStatsTest, JsonHasTheKeysOfDocsMetricsInOrder) {
             j.Dump());
   const Json& zc = *j.Find("zc_copy_bytes");
   EXPECT_EQ(Rebuilt(zc, {"blob", "sst", "wal", "other", "total"}).Dump(), zc.Dump());
+  const Json& by_level = *j.Find("zc_copy_sst_by_level");
+  EXPECT_EQ(Rebuilt(by_level, {"L0", "L1", "L2", "L3", "L4", "L5", "L6", "unknown"}).Dump(), by_level.Dump());
   const Json& policy = *j.Find("policy_time_us");
   EXPECT_EQ(Rebuilt(policy, {"alloc", "zc", "reset"}).Dump(), policy.Dump());
   for (const char* family : {"alloc", "zc", "reset"}) {
