@@ -296,7 +296,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
 
   // REQUIRES: db stays open until Detach() returns.
   void Attach(rocksdb::DB* db) ZONEKV_EXCLUDES(mu_);
-  void Detach() ZONEKV_EXCLUDES(mu_);
+  void Detach() ZONEKV_EXCLUDES(run_mu_, mu_);
 
   // One decision and, if the policy picks files, one collection, in the
   // caller's thread (tests, and callers without a background thread).

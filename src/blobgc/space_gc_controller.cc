@@ -117,7 +117,10 @@ void SpaceGcController::Detach() {
   pace_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   if (pacer_.joinable()) pacer_.join();
-  options_.Drain();  // SetOptions calls still waiting for RocksDB's write thread
+  {
+    MutexLock serial(&run_mu_);  // a caller's RunOnce, too, has finished its Apply()s
+    options_.Drain();            // SetOptions calls still waiting for RocksDB's write thread
+  }
   {
     MutexLock pace(&pace_mu_);
     if (new_data_rate_ != 0 && fs_.set_new_data_rate) fs_.set_new_data_rate(0);  // no pacing without the GC
