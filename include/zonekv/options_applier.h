@@ -67,7 +67,9 @@ class OptionsApplier {
  private:
   struct Call {
     std::thread thread;
-    bool done = false;       // GUARDED_BY(mu_) (a member of a list the analysis cannot follow)
+    // done, returned and status are guarded by mu_ (members of a list's
+    // elements, which the analysis cannot follow).
+    bool done = false;       // SetOptions returned
     bool returned = false;   // Apply() has returned: a failure now is a late error
     rocksdb::Status status;  // valid once done
   };

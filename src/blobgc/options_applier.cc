@@ -22,8 +22,10 @@ uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
 }
 
 // True if applying `options` to db's current column family options would
-// change nothing, i.e. they are in effect. A value RocksDB cannot parse is
-// never in effect (the call then fails and Apply() returns its status).
+// change nothing, i.e. they are in effect, compared as RocksDB serializes
+// options (a double with the digits RocksDB prints: values that close
+// select the same blob files). A value RocksDB cannot parse is never in
+// effect (the call then fails and Apply() returns its status).
 bool InEffect(rocksdb::DB* db, const std::unordered_map<std::string, std::string>& options) {
   const rocksdb::ColumnFamilyOptions cur(db->GetOptions());
   rocksdb::ConfigOptions config;

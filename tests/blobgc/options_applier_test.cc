@@ -3,6 +3,7 @@
 // until the test lets it go.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -97,7 +98,6 @@ class GatedFs : public rocksdb::FileSystemWrapper {
 };
 
 class OptionsApplierTest : public ::testing::Test {
-
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/zonekv-options-applier-XXXXXX";
@@ -141,7 +141,11 @@ TEST_F(OptionsApplierTest, TakesEffectWhileTheWriteThreadIsHeld) {
     EXPECT_TRUE(db_->Put({}, "k", "v").ok());
     put_done = true;
   });
-  ASSERT_TRUE(fs_->WaitBlocked()) << "the Put never reached its WAL write";
+  if (!fs_->WaitBlocked()) {
+    fs_->Release();
+    writer.join();
+    FAIL() << "the Put never reached its WAL write";
+  }
 
   OptionsApplier applier;
   auto applied = std::async(std::launch::async, [&] {
@@ -176,7 +180,11 @@ TEST_F(OptionsApplierTest, TakesEffectWhileTheWriteThreadIsHeld) {
 TEST_F(OptionsApplierTest, ASecondCallTakesEffectWhileTheFirstStillWaits) {
   fs_->Arm();
   std::thread writer([&] { EXPECT_TRUE(db_->Put({}, "k", "v").ok()); });
-  ASSERT_TRUE(fs_->WaitBlocked());
+  if (!fs_->WaitBlocked()) {
+    fs_->Release();
+    writer.join();
+    FAIL() << "the Put never reached its WAL write";
+  }
 
   OptionsApplier applier;
   auto applied = std::async(std::launch::async, [&] {
@@ -270,7 +278,11 @@ TEST_F(OptionsApplierTest, ACollectionCompletesWhileTheWriteThreadIsHeld) {
     EXPECT_TRUE(db_->Put({}, "other", "v").ok());
     put_done = true;
   });
-  ASSERT_TRUE(fs_->WaitBlocked());
+  if (!fs_->WaitBlocked()) {
+    fs_->Release();
+    writer.join();
+    FAIL() << "the Put never reached its WAL write";
+  }
   SpaceGcPick pick;
   auto round = std::async(std::launch::async, [&] { return gc.RunOnce(/*writer_waiting=*/true, &pick); });
   const bool returned = round.wait_for(kHangBound) == std::future_status::ready;
