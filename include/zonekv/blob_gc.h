@@ -150,7 +150,8 @@ const PolicyRegistry<BlobGcCutoffFactory>& BlobGcCutoffs();
 // can only relocate a prefix of the blob files in number order), and the
 // controller compacts every SST that may reference them into the last level
 // with a blob GC cutoff covering exactly them (DB::CompactFiles; SetOptions
-// around it), so their live records move to new files and the old files,
+// around it, waited for only until in effect: OptionsApplier), so their
+// live records move to new files and the old files,
 // now unreferenced, are deleted; the file system resets the zones they
 // leave empty.
 
