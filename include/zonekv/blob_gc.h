@@ -30,6 +30,7 @@
 #include "zonekv/fs_policy.h"
 #include "zonekv/json.h"
 #include "zonekv/mutex.h"
+#include "zonekv/options_applier.h"
 
 namespace zonekv {
 
@@ -153,7 +154,8 @@ const PolicyRegistry<BlobGcCutoffFactory>& BlobGcCutoffs();
 // can only relocate a prefix of the blob files in number order), and the
 // controller compacts every SST that may reference them into the last level
 // with a blob GC cutoff covering exactly them (DB::CompactFiles; SetOptions
-// around it), so their live records move to new files and the old files,
+// around it, waited for only until in effect: OptionsApplier), so their
+// live records move to new files and the old files,
 // now unreferenced, are deleted; the file system resets the zones they
 // leave empty.
 
@@ -251,14 +253,19 @@ struct SpaceGcStats {
   uint64_t round_us_max = 0;
   uint64_t space_requests = 0;     // RequestSpace calls from waiting writers
   double reclaim_bytes_per_sec = 0;  // the last measured net reclaim rate (PaceInput), bytes/s
-  uint64_t set_options_us_total = 0; // the collections' SetOptions calls (set and restore), wall time
+  uint64_t set_options_us_total = 0; // the collections' SetOptions calls (set and restore), call to return
   uint64_t set_options_us_max = 0;
+  uint64_t options_wait_us_total = 0; // how long the collections waited for them: until in effect
+  uint64_t options_wait_us_max = 0;
+  uint64_t options_in_flight_max = 0; // SetOptions calls not yet returned at once, at most
   std::string last_error;
 
   // {checks, rounds, discover_rounds, failed_rounds, files_collected,
   // relocate_bytes_est, garbage_bytes_est, zones_freed_est,
   // compaction_retries, round_us_total, round_us_max, space_requests,
-  // reclaim_bytes_per_sec, set_options_us_total, set_options_us_max, last_error}.
+  // reclaim_bytes_per_sec, set_options_us_total, set_options_us_max,
+  // options_wait_us_total, options_wait_us_max, options_in_flight_max,
+  // last_error}.
   Json ToJson() const;
 };
 
@@ -294,7 +301,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
 
   // REQUIRES: db stays open until Detach() returns.
   void Attach(rocksdb::DB* db) ZONEKV_EXCLUDES(mu_);
-  void Detach() ZONEKV_EXCLUDES(mu_);
+  void Detach() ZONEKV_EXCLUDES(run_mu_, mu_);
 
   // One decision and, if the policy picks files, one collection, in the
   // caller's thread (tests, and callers without a background thread).
@@ -324,11 +331,6 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   // collection runs (one took 35 s in the fill experiment, and the pace
   // must follow free space meanwhile).
   void PaceLoop() ZONEKV_EXCLUDES(mu_, pace_mu_);
-  // db->SetOptions(options), its wall time into the stats (it writes the
-  // OPTIONS file inside RocksDB's write thread, where RocksDB stalls
-  // writers while flushes wait: up to 41 s in the fill experiment).
-  rocksdb::Status TimedSetOptions(rocksdb::DB* db, const std::unordered_map<std::string, std::string>& options)
-      ZONEKV_EXCLUDES(mu_);
   // After a collection that started at `start`: its net reclaim (the
   // pick's zones freed minus its relocated bytes; an empty pick for one
   // that failed) over its duty cycle, into reclaim_rate_.
@@ -375,6 +377,11 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   std::chrono::steady_clock::time_point last_round_end_ ZONEKV_GUARDED_BY(pace_mu_){};
 
   SpaceGcStats stats_ ZONEKV_GUARDED_BY(mu_);
+  // The collections' SetOptions: waited for until in effect, not until
+  // RocksDB's write thread lets it write the OPTIONS file (a flush waiting
+  // for the room this collection is about to free may hold that thread
+  // stalled). Apply() only under run_mu_; drained by Detach.
+  OptionsApplier options_;
 };
 
 }  // namespace zonekv

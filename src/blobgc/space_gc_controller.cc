@@ -118,6 +118,10 @@ void SpaceGcController::Detach() {
   if (thread_.joinable()) thread_.join();
   if (pacer_.joinable()) pacer_.join();
   {
+    MutexLock serial(&run_mu_);  // a caller's RunOnce, too, has finished its Apply()s
+    options_.Drain();            // SetOptions calls still waiting for RocksDB's write thread
+  }
+  {
     MutexLock pace(&pace_mu_);
     if (new_data_rate_ != 0 && fs_.set_new_data_rate) fs_.set_new_data_rate(0);  // no pacing without the GC
     new_data_rate_ = 0;
@@ -363,7 +367,9 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
     set["disable_auto_compactions"] = "true";
     restore["disable_auto_compactions"] = cur.disable_auto_compactions ? "true" : "false";
   }
-  rocksdb::Status rs = TimedSetOptions(db, set);
+  // In effect before CompactFiles reads them; RocksDB may write the
+  // OPTIONS file later (OptionsApplier).
+  rocksdb::Status rs = options_.Apply(db, set);
   Status s;
   if (!rs.ok()) {
     s = Status::IOError("space GC: SetOptions: " + rs.ToString());
@@ -398,7 +404,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
       }
       std::this_thread::sleep_for(kRetryEvery);
     }
-    rs = TimedSetOptions(db, restore);
+    rs = options_.Apply(db, restore);
     if (!rs.ok() && s.ok()) s = Status::IOError("space GC: restoring the options: " + rs.ToString());
   }
   if (!native) pauser_.resume();
@@ -410,17 +416,6 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   reserved_bytes_ = pick.relocate_bytes;
   planned_max_ = 0;
   return s;
-}
-
-rocksdb::Status SpaceGcController::TimedSetOptions(rocksdb::DB* db,
-                                                   const std::unordered_map<std::string, std::string>& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  rocksdb::Status rs = db->SetOptions(options);
-  const uint64_t us = ElapsedUs(t0);
-  MutexLock l(&mu_);
-  stats_.set_options_us_total += us;
-  stats_.set_options_us_max = std::max(stats_.set_options_us_max, us);
-  return rs;
 }
 
 void SpaceGcController::MeasureReclaim(const SpaceGcPick& pick, std::chrono::steady_clock::time_point start) {
@@ -475,8 +470,18 @@ void SpaceGcController::SetRunning(bool on) {
 }
 
 SpaceGcStats SpaceGcController::Stats() const {
+  const OptionsApplierStats o = options_.Stats();
   MutexLock l(&mu_);
-  return stats_;
+  SpaceGcStats s = stats_;
+  s.set_options_us_total = o.call_us_total;
+  s.set_options_us_max = o.call_us_max;
+  s.options_wait_us_total = o.wait_us_total;
+  s.options_wait_us_max = o.wait_us_max;
+  s.options_in_flight_max = o.in_flight_max;
+  if (s.last_error.empty() && o.late_errors > 0) {
+    s.last_error = "space GC: SetOptions, after its values took effect: " + o.last_late_error;
+  }
+  return s;
 }
 
 Json SpaceGcStats::ToJson() const {
@@ -496,6 +501,9 @@ Json SpaceGcStats::ToJson() const {
       .Set("reclaim_bytes_per_sec", reclaim_bytes_per_sec)
       .Set("set_options_us_total", set_options_us_total)
       .Set("set_options_us_max", set_options_us_max)
+      .Set("options_wait_us_total", options_wait_us_total)
+      .Set("options_wait_us_max", options_wait_us_max)
+      .Set("options_in_flight_max", options_in_flight_max)
       .Set("last_error", last_error);
   return j;
 }
