@@ -122,6 +122,21 @@ class OptionsApplierTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
+  // Starts a Put of `key` on *writer whose WAL write blocks until
+  // fs_->Release(): it holds RocksDB's write thread. *done is set once the
+  // Put returned. False (the writer joined) if the Put never got there.
+  [[nodiscard]] bool HoldWriteThread(const std::string& key, std::thread* writer, std::atomic<bool>* done) {
+    fs_->Arm();
+    *writer = std::thread([this, key, done] {
+      EXPECT_TRUE(db_->Put({}, key, "v").ok());
+      *done = true;
+    });
+    if (fs_->WaitBlocked()) return true;
+    fs_->Release();
+    writer->join();
+    return false;
+  }
+
   std::string dir_;
   std::shared_ptr<GatedFs> fs_;
   std::unique_ptr<rocksdb::Env> env_;
@@ -135,17 +150,9 @@ class OptionsApplierTest : public ::testing::Test {
 // the values in effect while the call is still waiting to write the
 // OPTIONS file; the call returns once the write thread is free.
 TEST_F(OptionsApplierTest, TakesEffectWhileTheWriteThreadIsHeld) {
-  fs_->Arm();
   std::atomic<bool> put_done{false};
-  std::thread writer([&] {
-    EXPECT_TRUE(db_->Put({}, "k", "v").ok());
-    put_done = true;
-  });
-  if (!fs_->WaitBlocked()) {
-    fs_->Release();
-    writer.join();
-    FAIL() << "the Put never reached its WAL write";
-  }
+  std::thread writer;
+  ASSERT_TRUE(HoldWriteThread("k", &writer, &put_done)) << "the Put never reached its WAL write";
 
   OptionsApplier applier;
   auto applied = std::async(std::launch::async, [&] {
@@ -178,13 +185,9 @@ TEST_F(OptionsApplierTest, TakesEffectWhileTheWriteThreadIsHeld) {
 // Two calls behind one held write thread take effect in order, and the
 // second is not queued behind the first's OPTIONS file.
 TEST_F(OptionsApplierTest, ASecondCallTakesEffectWhileTheFirstStillWaits) {
-  fs_->Arm();
-  std::thread writer([&] { EXPECT_TRUE(db_->Put({}, "k", "v").ok()); });
-  if (!fs_->WaitBlocked()) {
-    fs_->Release();
-    writer.join();
-    FAIL() << "the Put never reached its WAL write";
-  }
+  std::atomic<bool> put_done{false};
+  std::thread writer;
+  ASSERT_TRUE(HoldWriteThread("k", &writer, &put_done)) << "the Put never reached its WAL write";
 
   OptionsApplier applier;
   auto applied = std::async(std::launch::async, [&] {
@@ -272,17 +275,9 @@ TEST_F(OptionsApplierTest, ACollectionCompletesWhileTheWriteThreadIsHeld) {
   SpaceGcController gc(e->make(so), so, hooks, CompactionPauser{}, nullptr);
   gc.Attach(db);
 
-  fs_->Arm();
   std::atomic<bool> put_done{false};
-  std::thread writer([&] {
-    EXPECT_TRUE(db_->Put({}, "other", "v").ok());
-    put_done = true;
-  });
-  if (!fs_->WaitBlocked()) {
-    fs_->Release();
-    writer.join();
-    FAIL() << "the Put never reached its WAL write";
-  }
+  std::thread writer;
+  ASSERT_TRUE(HoldWriteThread("other", &writer, &put_done)) << "the Put never reached its WAL write";
   SpaceGcPick pick;
   auto round = std::async(std::launch::async, [&] { return gc.RunOnce(/*writer_waiting=*/true, &pick); });
   const bool returned = round.wait_for(kHangBound) == std::future_status::ready;
