@@ -21,6 +21,7 @@
 #include "rocksdb_options.h"
 #include "storage.h"
 #include "zonekv/bench.h"
+#include "zonekv/clock.h"
 #include "zonekv/mutex.h"
 #include "zonekv/workload.h"
 
@@ -35,11 +36,7 @@ uint64_t NanosSince(Clock::time_point t) {
 }
 
 // User + system CPU time of the whole process, seconds.
-double ProcessCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+double ProcessCpuSeconds() { return static_cast<double>(ProcessCpuNs()) / 1e9; }
 
 // Counts flushes and compactions and sums compaction time.
 class CountingListener : public rocksdb::EventListener {

@@ -8,6 +8,8 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/options.h>
 
+#include "zonekv/clock.h"
+
 namespace zonekv {
 
 namespace {
@@ -15,11 +17,6 @@ namespace {
 // How often Apply() looks whether the values took effect (they do within
 // the call's first DB mutex hold, before its MANIFEST and OPTIONS writes).
 constexpr std::chrono::milliseconds kPoll(1);
-
-uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
-}
 
 // True if applying `options` to db's current column family options would
 // change nothing, i.e. they are in effect, compared as RocksDB serializes

@@ -12,6 +12,7 @@
 #include <rocksdb/options.h>
 
 #include "zonekv/blob_gc.h"
+#include "zonekv/clock.h"
 
 namespace zonekv {
 
@@ -37,11 +38,6 @@ bool LogRounds() {
     return v != nullptr && v[0] == '1';
   }();
   return on;
-}
-
-uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
 // RocksDB's target SST size at `level` (target_file_size_base *
@@ -188,6 +184,13 @@ void SpaceGcController::PaceLoop() {
   }
 }
 
+void SpaceGcController::ClearPlan() {
+  if (reserved_bytes_ == 0 && planned_max_ == 0) return;
+  reserved_bytes_ = 0;
+  planned_max_ = 0;
+  fs_.set_target(0, 0);
+}
+
 Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   MutexLock serial(&run_mu_);
   *pick = SpaceGcPick();
@@ -207,11 +210,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
       MutexLock l(&mu_);
       stuck_ = false;
     }
-    if (reserved_bytes_ != 0 || planned_max_ != 0) {
-      reserved_bytes_ = 0;
-      planned_max_ = 0;
-      fs_.set_target(0, 0);
-    }
+    ClearPlan();
     return Status::OK();
   }
   // Without a blob file there is nothing to collect: skip RocksDB's file
@@ -222,11 +221,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   if (db->GetIntProperty(rocksdb::DB::Properties::kNumBlobFiles, &blob_files) && blob_files == 0) {
     known_garbage_ = 0;
     known_blob_files_ = 0;
-    if (reserved_bytes_ != 0 || planned_max_ != 0) {
-      reserved_bytes_ = 0;
-      planned_max_ = 0;
-      fs_.set_target(0, 0);
-    }
+    ClearPlan();
     pick->reason = "no blob files";
     MutexLock l(&mu_);
     stats_.checks++;

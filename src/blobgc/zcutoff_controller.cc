@@ -3,6 +3,7 @@
 #include <string>
 
 #include "zonekv/blob_gc.h"
+#include "zonekv/clock.h"
 #include "zonekv/mutex.h"
 
 namespace zonekv {
@@ -111,11 +112,8 @@ rocksdb::Status ZCutoffController::UpdateNow() {
   }
 
   auto end = std::chrono::steady_clock::now();
-  auto us_between = [](auto a, auto b) {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(b - a).count());
-  };
-  uint64_t us = us_between(start, end);
-  uint64_t set_us = us_between(set_start, end);
+  uint64_t us = ElapsedUs(start, end);
+  uint64_t set_us = ElapsedUs(set_start, end);
   MutexLock l(&mu_);
   stats_.updates++;
   stats_.update_us_total += us;

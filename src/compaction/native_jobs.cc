@@ -7,6 +7,8 @@
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 
+#include "zonekv/clock.h"
+
 namespace zonekv {
 
 namespace {
@@ -118,8 +120,7 @@ void NativeJobRecorder::Completed(const rocksdb::CompactionJobInfo& ci) {
   r.input_files = ci.input_file_infos.size();
   r.bytes_read = ci.stats.total_input_bytes;
   r.bytes_written = ci.stats.total_output_bytes;
-  r.time_us = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - j.start).count());
+  r.time_us = ElapsedUs(j.start);
   r.picked_by = "native";
   // A trivial move's outputs are its inputs.
   std::set<uint64_t> inputs(j.inputs.begin(), j.inputs.end());

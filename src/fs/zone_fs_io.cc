@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "zone_fs_impl.h"
+#include "zonekv/clock.h"
 
 namespace zonekv {
 namespace {
@@ -18,11 +19,6 @@ constexpr int kReclaimWaitFactor = 6;
 // them frees no space however long the writer waits, and one failure that
 // a retry overcomes (a transient error) costs no write.
 constexpr int kMaxFailedZoneCommandPasses = 3;
-
-uint64_t ElapsedUs(std::chrono::steady_clock::time_point t0) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
-}
 
 }  // namespace
 

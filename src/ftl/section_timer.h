@@ -10,33 +10,14 @@
 #pragma once
 
 #include <cstdint>
-#include <ctime>
+
+#include "zonekv/clock.h"
 
 namespace zonekv {
-
-inline uint64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // A monotonic-clock section longer than this was interrupted, not slow (a
 // heap operation on 2^21 zones takes well under 1 us).
 constexpr uint64_t kInterruptedSectionNs = 10000;
-
-// CPU time consumed by the calling thread, in nanoseconds.
-inline uint64_t ThreadCpuNs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// CPU time consumed by the whole process, in nanoseconds.
-inline uint64_t ProcessCpuNs() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // The median of many back-to-back NowNs() (ThreadCpuNs()) pairs: what an
 // empty timed section measures. Computed once per process.
