@@ -23,8 +23,9 @@ defaults to the profile of the paper it reproduces; see docs/device-timing.md).
 --time_scale multiplies every modelled latency of every run by X (a device X
 times slower; the summary names it).
 
-Exit status: 0 all runs succeeded, 1 a run failed (results are still written),
-2 usage error.
+Exit status: 0 all runs succeeded (a run that ran out of space counts as
+succeeded where its experiment measures that outcome), 1 a run failed
+(results are still written), 2 usage error.
 """
 
 import argparse
@@ -156,8 +157,25 @@ def result_of(r, argv, outcome, logdir, stem):
         error = "%s (see %s)" % (doc["error"], log_path)
     result["json"] = doc
     result["error"] = error
+    result["outcome"] = outcome_of(error, doc)
     result["log"] = log_path
     return result
+
+
+def outcome_of(error, doc):
+    """"completed", "no_space" (the run's own JSON says it ran out of space)
+    or "failed"."""
+    if error is None:
+        return "completed"
+    if doc is not None and doc.get("error_code") == "NoSpace":
+        return "no_space"
+    return "failed"
+
+
+def is_failure(r):
+    """Whether run r failed: any error, except running out of space in a run
+    whose experiment measures that (its spec says "no_space_ok": True)."""
+    return r["error"] is not None and not (r.get("no_space_ok") and r.get("outcome") == "no_space")
 
 
 def record_path(logdir, stem):
@@ -222,6 +240,7 @@ def sweep(runs, executor, logdir, scale, zonekv, timeout_s, say):
         res.update({k: rec.get(k) for k in ("argv", "host", "wall_s", "attempts", "first_attempt", "json", "error",
                                             "zonekv_sha256")})
         res["log"] = os.path.join(logdir, stems[i] + ".log")
+        res["outcome"] = "completed"
         res["reused"] = True
         results[i] = res
     if len(todo) < len(runs):
@@ -376,7 +395,8 @@ def main(argv):
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
 
-    failed = [r for r in results if r["error"]]
+    failed = [r for r in results if is_failure(r)]
+    out_of_space = [r for r in results if r["error"] and not is_failure(r)]
     summary = "# Experiment `%s`\n\n%s\n\nScale %g, %d seed(s), device timing profile: %s.\n\n" % (
         a.name, mod.DESCRIPTION, scale, a.seeds, common.timing_of(results))
     broken = None
@@ -395,6 +415,10 @@ def main(argv):
     if failed:
         summary += "\n\n## Failed runs\n\n"
         for r in failed:
+            summary += "- %s seed %s: %s\n" % (r["label"], r["seed"], r["error"])
+    if out_of_space:
+        summary += "\n\n## Runs that ran out of space (an outcome this experiment measures)\n\n"
+        for r in out_of_space:
             summary += "- %s seed %s: %s\n" % (r["label"], r["seed"], r["error"])
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(summary)

@@ -45,7 +45,7 @@ def runs(scale, seeds):
         for scheme in SCHEMES:
             for seed in range(1, seeds + 1):
                 out.append({"label": "%s %d%%" % (scheme, level), "scheme": scheme, "seed": seed, "level": level,
-                            "num": _num(level, scale),
+                            "num": _num(level, scale), "no_space_ok": True,
                             "args": ["--device=" + common.device_spec(ZONES, zone, PROFILE),
                                      "--scheme=" + scheme, "--workload=" + ",".join(PASSES),
                                      "--num=%d" % _num(level, scale), "--value_size=%d" % VALUE_BYTES] + rocksdb})
@@ -64,6 +64,7 @@ def _metrics(r):
     zc = sum(common.get(doc, "fs.zc_copy_bytes." + k) or 0 for k in ("blob", "sst", "wal", "other"))
     return {
         "done": not r.get("error"),
+        "no_space": r.get("outcome") == "no_space",
         "ops": ops,
         "planned": r["num"] * len(PASSES),
         "ops_per_sec": common.get(doc, "workload.ops_per_sec") or 0.0,
@@ -96,10 +97,13 @@ def summarize(results, scale):
                 continue
             done = sum(1 for m in ms if m["done"])
             status = "%d/%d completed" % (done, len(rs))
-            failed = [m for m in ms if not m["done"]]
-            if failed:
+            full = [m for m in ms if m["no_space"]]
+            if full:
                 status += "; NoSpace after %s of %d ops" % (
-                    ", ".join("%d" % m["ops"] for m in failed), failed[0]["planned"])
+                    ", ".join("%d" % m["ops"] for m in full), full[0]["planned"])
+            broken = [m for m in ms if not m["done"] and not m["no_space"]]
+            if broken:
+                status += "; %d failed otherwise (see Failed runs)" % len(broken)
             rows.append(["%d%%" % level, scheme, status,
                          common.cell([m["ops_per_sec"] for m in ms], 1, 4),
                          common.cell([m["wa"] for m in ms]),

@@ -323,6 +323,9 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   void Wake(bool writer) ZONEKV_EXCLUDES(mu_);
   void Loop() ZONEKV_EXCLUDES(mu_);
   Status Collect(rocksdb::DB* db, const SpaceGcPick& pick) ZONEKV_REQUIRES(run_mu_) ZONEKV_EXCLUDES(mu_);
+  // Drops the planned collection (SetBlobGcTarget(0, 0)): zone cleaning
+  // stops sparing its blob files' zones and writers keep no room for it.
+  void ClearPlan() ZONEKV_REQUIRES(run_mu_);
   // Back-pressure from the free space of `fs` and the measured reclaim rate
   // (PaceRate; SpaceGcFsHooks::set_new_data_rate). Called at each decision
   // and by PaceLoop.

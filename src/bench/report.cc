@@ -200,4 +200,9 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   if (config.statistics && in.statistics != nullptr) t += "\nSTATISTICS:\n" + in.statistics->ToString();
 }
 
+Status ClassifyNoSpace(Status s, bool background_no_space) {
+  if (s.ok() || s.Is(Status::Code::kNoSpace) || !background_no_space) return s;
+  return Status::NoSpace(s.message() + " (RocksDB stopped writes after a background NoSpace)");
+}
+
 }  // namespace zonekv

@@ -38,7 +38,8 @@ uint64_t NanosSince(Clock::time_point t) {
 // User + system CPU time of the whole process, seconds.
 double ProcessCpuSeconds() { return static_cast<double>(ProcessCpuNs()) / 1e9; }
 
-// Counts flushes and compactions and sums compaction time.
+// Counts flushes and compactions, sums compaction time, and notes whether
+// RocksDB stopped on a background NoSpace.
 class CountingListener : public rocksdb::EventListener {
  public:
   void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { flushes++; }
@@ -46,9 +47,13 @@ class CountingListener : public rocksdb::EventListener {
     compactions++;
     compaction_micros += info.stats.elapsed_micros;
   }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* bg_error) override {
+    if (bg_error != nullptr && bg_error->IsNoSpace()) background_no_space = true;
+  }
   std::atomic<uint64_t> flushes{0};
   std::atomic<uint64_t> compactions{0};
   std::atomic<uint64_t> compaction_micros{0};
+  std::atomic<bool> background_no_space{false};
 };
 
 Status FromRocksDb(const rocksdb::Status& s, const std::string& what) {
@@ -588,7 +593,7 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   // Close(): the running ones finish, no new one starts. The counts below
   // and the observer's then describe the same set of compactions.
   rocksdb::CancelAllBackgroundWork(db.get(), /*wait=*/true);
-  Status status = run.error();
+  Status status = ClassifyNoSpace(run.error(), listener->background_no_space.load());
 
   ReportInputs in;
   in.config = &config;
@@ -617,6 +622,7 @@ Status RunBench(const BenchConfig& config, BenchOutput* out) {
   if (status.ok() && !rs.ok() && !rs.IsAborted()) status = FromRocksDb(rs, "closing RocksDB");
   if (!status.ok()) {
     out->json.Set("error", status.ToString());
+    out->json.Set("error_code", std::string(Status::CodeName(status.code())));
     out->summary += "\nFAILED: " + status.ToString() + "\n";
   }
   return status;

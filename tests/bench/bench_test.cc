@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report.h"
 #include "zonekv/bench.h"
 
 namespace zonekv {
@@ -334,6 +335,25 @@ TEST(BenchTest, NoSpaceStillProducesAReport) {
   const Json* err = out.json.Find("error");
   ASSERT_NE(err, nullptr);
   EXPECT_FALSE(err->str().empty());
+  const Json* code = out.json.Find("error_code");
+  ASSERT_NE(code, nullptr);
+  EXPECT_EQ(code->str(), "NoSpace");
+  EXPECT_TRUE(s.Is(Status::Code::kNoSpace)) << s.ToString();
+}
+
+// A writer that RocksDB stopped because a flush ran out of space gets
+// Incomplete with the background error's text: the report calls it NoSpace,
+// keeping the text; without a background NoSpace an error stays what it is.
+TEST(BenchTest, WritesStoppedByABackgroundNoSpaceAreNoSpace) {
+  const std::string text = "update of key 9: Result incomplete: IO error: No space left on device: no zone";
+  Status s = ClassifyNoSpace(Status::IOError(text), true);
+  EXPECT_TRUE(s.Is(Status::Code::kNoSpace)) << s.ToString();
+  EXPECT_EQ(s.message().rfind(text, 0), 0u) << s.message();
+  EXPECT_TRUE(ClassifyNoSpace(Status::IOError(text), false).Is(Status::Code::kIOError));
+  EXPECT_TRUE(ClassifyNoSpace(Status::Corruption("bad block"), false).Is(Status::Code::kCorruption));
+  EXPECT_TRUE(ClassifyNoSpace(Status::OK(), true).ok());
+  Status direct = Status::NoSpace("no zone for /db/000004.log");
+  EXPECT_EQ(ClassifyNoSpace(direct, true).message(), direct.message());
 }
 
 // Space-pressure blob GC (docs/space.md) through real RocksDB: BlobDB

@@ -9,8 +9,10 @@ line per invocation to STATE/calls.
   --mode=broken    prints "broken forever" and exits 4, every time
   --mode=terminated  the first invocation is killed by SIGTERM (as by someone
                    else's cleanup); later ones behave as ok
-  --mode=nospace   writes JSON with "error": "NoSpace: ..." and exits 1 (the
-                   run's own result, which the same seed would repeat)
+  --mode=nospace   writes JSON with "error": "NoSpace: ..." (error_code
+                   NoSpace) and exits 1 (the run's own result, which the same
+                   seed would repeat)
+  --mode=ioerror   the same with "IOError: ..." (error_code IOError)
   --mode=killer    the first invocation kills its parent process (a Ray
                    worker: the run is lost with it); later ones behave as ok
 For `zonekv bench` command lines (as `zonekv experiment smoke` makes), the
@@ -51,10 +53,12 @@ def main(argv):
         return 4
     doc = {"config": {"seed": int(opts.get("seed", 0)), "flags": opts}, "workload": {"ops": 1, "ops_per_sec": 1.0}}
     if mode == "nospace":
-        doc["error"] = "NoSpace: the device is full"
+        doc["error"], doc["error_code"] = "NoSpace: the device is full", "NoSpace"
+    if mode == "ioerror":
+        doc["error"], doc["error_code"] = "IOError: the device failed a write", "IOError"
     with open(opts["json"], "w") as f:
         json.dump(doc, f)
-    return 1 if mode == "nospace" else 0
+    return 1 if mode in ("nospace", "ioerror") else 0
 
 
 if __name__ == "__main__":

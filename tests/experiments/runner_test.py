@@ -96,6 +96,18 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(r["attempts"], 1)
         self.assertIsNotNone(r["json"])
 
+    def test_running_out_of_space_fails_a_run_only_where_it_is_not_measured(self):
+        measured, _ = self.run_spec("fill 80%", "nospace")
+        measured["no_space_ok"] = True
+        unexpected, _ = self.run_spec("fillrandom", "nospace")
+        other_error, _ = self.run_spec("fill 70%", "ioerror")
+        other_error["no_space_ok"] = True
+        good, _ = self.run_spec("good", "ok")
+        results = self.sweep([measured, unexpected, other_error, good])
+        self.assertEqual([r["outcome"] for r in results], ["no_space", "no_space", "failed", "completed"])
+        self.assertEqual([run.is_failure(r) for r in results], [False, True, True, False])
+        self.assertIn("NoSpace", results[0]["error"])  # the message stays for the summary
+
     def test_rerun_skips_runs_done_and_redoes_the_rest(self):
         good, good_state = self.run_spec("good", "ok")
         bad, bad_state = self.run_spec("broken", "broken")
