@@ -82,6 +82,7 @@ def runs(scale, seeds):
     for mode, flags in MODES:
         for seed in range(1, seeds + 1):
             out.append({"label": "%s overwrite" % mode, "scheme": mode, "seed": seed, "part": "overwrite",
+                        "no_space_ok": True,  # GC-free is expected to run out of space here
                         "args": _base(scale, "fillrandom,overwrite", OVERWRITE_FACTOR) + flags +
                                 ["--finish_threshold_pct=0"]})
     return out
@@ -116,7 +117,20 @@ def summarize(results, scale):
     text += "### gc_start_level sweep (occupancy 100%, host GC)\n\n"
     text += common.metric_table(results, METRICS, ["host GC start=%d" % l for l in START_LEVELS]) + "\n\n"
     text += "### fillrandom then overwrite (occupancy 100%)\n\n"
-    text += common.metric_table(results, METRICS, ["%s overwrite" % m for m, _ in MODES]) + "\n"
+    text += common.metric_table(results, METRICS, ["%s overwrite" % m for m, _ in MODES]) + "\n\n"
+    rows = []
+    for mode, _ in MODES:
+        rs = [r for r in results if r["label"] == "%s overwrite" % mode]
+        for r in rs:
+            doc = r.get("json") or {}
+            outcome = r.get("outcome") or ("completed" if not r.get("error") else "failed")
+            rows.append([mode, str(r["seed"]), outcome, "%d" % (common.get(doc, "workload.ops") or 0),
+                         common.fmt(common.get(doc, "workload.elapsed_s")),
+                         common.fmt((common.get(doc, "fs.reclaimable_bytes") or 0) / common.MiB)
+                         if outcome == "no_space" else "-"])
+    text += ("How each overwrite run ended (the study: GC-free must end in a clean NoSpace, not a hang, when the "
+             "garbage is stranded in zones):\n\n")
+    text += common.table(["mode", "seed", "outcome", "ops done", "s", "reclaimable MiB at the end"], rows) + "\n"
     return text
 
 
