@@ -201,7 +201,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
 }
 
 Status ClassifyNoSpace(Status s, bool background_no_space) {
-  if (s.ok() || s.Is(Status::Code::kNoSpace) || !background_no_space) return s;
+  if (!s.Is(Status::Code::kIOError) || !background_no_space) return s;
   return Status::NoSpace(s.message() + " (RocksDB stopped writes after a background NoSpace)");
 }
 

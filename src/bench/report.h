@@ -62,12 +62,13 @@ struct ReportInputs {
 // Sets out->json's workload, fs and rocksdb objects and out->summary.
 void BuildReport(const ReportInputs& in, BenchOutput* out);
 
-// The run's error `s` as the report states it: NoSpace if RocksDB saw a
+// The run's error `s` as the report states it: NoSpace if `s` is an
+// IOError (as FromRocksDb maps RocksDB's Incomplete) and RocksDB saw a
 // background NoSpace (`background_no_space`, from
-// EventListener::OnBackgroundError) and `s` is another error, since a
-// writer that waited for a flush which then ran out of space gets
-// Status::Incomplete with the background error's text (RocksDB 7.8's
-// DelayWrite), not a NoSpace status. Else `s` unchanged.
+// EventListener::OnBackgroundError), since a writer that waited for a
+// flush which then ran out of space gets Status::Incomplete with the
+// background error's text (RocksDB 7.8's DelayWrite), not a NoSpace
+// status. Else `s` unchanged.
 Status ClassifyNoSpace(Status s, bool background_no_space);
 
 }  // namespace zonekv

@@ -350,7 +350,7 @@ TEST(BenchTest, WritesStoppedByABackgroundNoSpaceAreNoSpace) {
   EXPECT_TRUE(s.Is(Status::Code::kNoSpace)) << s.ToString();
   EXPECT_EQ(s.message().rfind(text, 0), 0u) << s.message();
   EXPECT_TRUE(ClassifyNoSpace(Status::IOError(text), false).Is(Status::Code::kIOError));
-  EXPECT_TRUE(ClassifyNoSpace(Status::Corruption("bad block"), false).Is(Status::Code::kCorruption));
+  EXPECT_TRUE(ClassifyNoSpace(Status::Corruption("bad block"), true).Is(Status::Code::kCorruption));
   EXPECT_TRUE(ClassifyNoSpace(Status::OK(), true).ok());
   Status direct = Status::NoSpace("no zone for /db/000004.log");
   EXPECT_EQ(ClassifyNoSpace(direct, true).message(), direct.message());
