@@ -105,7 +105,11 @@ struct DeviceCounters {
   uint64_t busy_wait_us = 0;        // time callers spent blocked by the timing model
   // Timing model (all 0 when timing is off):
   uint32_t dies = 0;                // dies of the modelled flash
-  uint64_t die_busy_us = 0;         // summed over dies: sense, transfer, program, erase
+  uint64_t die_busy_us = 0;         // summed over dies: sense, program, erase (the four below)
+  uint64_t die_program_us = 0;      // of it, programs of written data
+  uint64_t die_pad_us = 0;          // programs of a FINISH's padding
+  uint64_t die_read_us = 0;         // senses
+  uint64_t die_erase_us = 0;        // erases (RESETs), on each of the zone's dies
   uint64_t elapsed_us = 0;          // wall time since the device was opened
   uint64_t buffer_waits = 0;        // writes that waited for a free write-buffer unit
   uint64_t buffer_wait_us = 0;      // modelled time those writes waited

@@ -467,6 +467,10 @@ DeviceCounters EmulatedDevice::counters() const {
     TimingModel::Stats st = timing_->stats();
     c.dies = st.dies;
     c.die_busy_us = static_cast<uint64_t>(st.die_busy_ns / 1000);
+    c.die_program_us = static_cast<uint64_t>(st.die_program_ns / 1000);
+    c.die_pad_us = static_cast<uint64_t>(st.die_pad_ns / 1000);
+    c.die_read_us = static_cast<uint64_t>(st.die_read_ns / 1000);
+    c.die_erase_us = static_cast<uint64_t>(st.die_erase_ns / 1000);
     c.elapsed_us = static_cast<uint64_t>((TimingModel::NowNs() - opened_ns_) / 1000);
     c.buffer_waits = st.buffer_waits;
     c.buffer_wait_us = static_cast<uint64_t>(st.buffer_wait_ns / 1000);

@@ -153,7 +153,7 @@ uint32_t TimingModel::DieOf(uint32_t zone, uint64_t unit) const {
   return (i / options_.zone_channels) * options_.channels + channel;
 }
 
-int64_t TimingModel::ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready) {
+int64_t TimingModel::ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready, bool pad) {
   const uint32_t die = DieOf(zone, unit);
   BusyCalendar& ch = channels_[ChannelOfDie(die)];
   BusyCalendar& d = dies_[die];
@@ -164,6 +164,7 @@ int64_t TimingModel::ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes,
   const int64_t loaded = ch.Book(ready, xfer) + xfer;
   const int64_t program = Ns(options_.program_us);
   stats_.die_busy_ns += program;
+  (pad ? stats_.die_pad_ns : stats_.die_program_ns) += program;
   return d.Book(loaded, program) + program;
 }
 
@@ -224,7 +225,7 @@ int64_t TimingModel::Write(uint32_t zone, uint64_t offset_bytes, uint64_t n_byte
     const uint64_t unit_end = std::min((u + 1) * unit, zone_cap_bytes_);
     pos = std::min(end, unit_end);
     if (pos == unit_end) {
-      const int64_t free = ProgramLocked(zone, u, unit_end - u * unit, done);
+      const int64_t free = ProgramLocked(zone, u, unit_end - u * unit, done, false);
       z.slots.push_back({u, free});
       programmed = std::max(programmed, free);
     }
@@ -259,6 +260,7 @@ int64_t TimingModel::Read(uint32_t zone, uint64_t offset_bytes, uint64_t n_bytes
     const int64_t sense = Ns(options_.read_us);
     const int64_t sensed = d.Book(t, sense) + sense;
     stats_.die_busy_ns += sense;
+    stats_.die_read_ns += sense;
     const int64_t xfer = Ns(options_.xfer_us * static_cast<double>(bytes) / static_cast<double>(page));
     ready = std::max(ready, ch.Book(sensed, xfer) + xfer);
   }
@@ -316,6 +318,7 @@ int64_t TimingModel::Reset(uint32_t zone, uint64_t written_bytes, int64_t now) {
   }
   for (uint32_t i = 0; i < zone_dies_; i++) dies_[DieOf(zone, i)].Insert(start, erase);
   stats_.die_busy_ns += erase * zone_dies_;
+  stats_.die_erase_ns += erase * zone_dies_;
   return start + erase;
 }
 
@@ -355,7 +358,7 @@ int64_t TimingModel::PadStepLocked(uint32_t zone, int64_t now, bool* more) {
       ready = SlotFreeLocked(z, ready);
     }
     const uint64_t unit_end = std::min((u + 1) * unit, zone_cap_bytes_);
-    z.slots.push_back({u, ProgramLocked(zone, u, unit_end - u * unit, ready)});
+    z.slots.push_back({u, ProgramLocked(zone, u, unit_end - u * unit, ready, true)});
     z.pad_next = unit_end;
     z.pad_ready_ns = ready;
   }
@@ -377,7 +380,7 @@ int64_t TimingModel::Flush(int64_t now) {
     // stays in the buffer and is programmed again once full).
     if (z.filled_bytes > z.flushed_bytes && z.filled_bytes % unit != 0 && z.filled_bytes < zone_cap_bytes_) {
       const uint64_t u = z.filled_bytes / unit;
-      done = std::max(done, ProgramLocked(zone, u, z.filled_bytes - u * unit, now));
+      done = std::max(done, ProgramLocked(zone, u, z.filled_bytes - u * unit, now, false));
     }
     z.flushed_bytes = z.filled_bytes;
   }

@@ -51,7 +51,11 @@ class TimingModel {
 
   struct Stats {
     uint32_t dies = 0;
-    int64_t die_busy_ns = 0;     // summed over dies
+    int64_t die_busy_ns = 0;     // summed over dies: the sum of the four below
+    int64_t die_program_ns = 0;  // programs of written units (host writes, flushes)
+    int64_t die_pad_ns = 0;      // programs of units a FINISH padded (finish=pad)
+    int64_t die_read_ns = 0;     // senses
+    int64_t die_erase_ns = 0;    // erases (resets), times the zone's dies
     uint64_t buffer_waits = 0;   // writes that waited for a buffer slot
     int64_t buffer_wait_ns = 0;
     uint64_t buffer_reads = 0;   // reads that found data in a write buffer
@@ -92,7 +96,8 @@ class TimingModel {
   // Transfers `bytes` of unit `unit` over its channel into its die's cache
   // register, no earlier than `ready`, then programs it once the die is
   // free; returns the end of the program. REQUIRES: mu_ held.
-  int64_t ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready) ZONEKV_REQUIRES(mu_);
+  // `pad`: the unit is programmed by a FINISH's padding (counted apart).
+  int64_t ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes, int64_t ready, bool pad) ZONEKV_REQUIRES(mu_);
   // The time, at or after `t`, at which a new unit of `z` can start
   // filling: one of the zone's wb_units slots is free. REQUIRES: mu_ held.
   int64_t SlotTimeLocked(const Zone& z, int64_t t) const ZONEKV_REQUIRES(mu_);

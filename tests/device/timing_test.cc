@@ -216,6 +216,25 @@ TEST(TimingModel, FinishWithoutPaddingDrainsTheLastUnit) {
   EXPECT_EQ(FinishAt(&m, 1, 0, false, 100 * kUs), 100 * kUs);
 }
 
+TEST(TimingModel, DieTimeIsSplitByWhatKeptTheDiesBusy) {
+  TimingModel m(Simple(), Geometry());
+  // Two units of zone 0: two programs of 400 us.
+  ASSERT_EQ(m.Write(0, 0, 32 * kKiB, false, 0), 10 * kUs);
+  // Long after, a read of unit 0 from flash: one 50 us sense.
+  ASSERT_EQ(m.Read(0, 0, 16 * kKiB, 32 * kKiB, 10000 * kUs), 10075 * kUs);
+  // Zone 1: one unit written, then padded to its 1 MiB: 63 padded units.
+  ASSERT_EQ(m.Write(1, 0, 16 * kKiB, false, 20000 * kUs), 20010 * kUs);
+  FinishAt(&m, 1, 16 * kKiB, true, 30000 * kUs);
+  // Zone 0's reset: one 64 KiB block on each of its 2 dies, 1000 us each.
+  ASSERT_EQ(m.Reset(0, 32 * kKiB, 100000 * kUs), 101000 * kUs);
+  const TimingModel::Stats st = m.stats();
+  EXPECT_EQ(st.die_program_ns, 3 * 400 * kUs);
+  EXPECT_EQ(st.die_pad_ns, 63 * 400 * kUs);
+  EXPECT_EQ(st.die_read_ns, 50 * kUs);
+  EXPECT_EQ(st.die_erase_ns, 2 * 1000 * kUs);
+  EXPECT_EQ(st.die_busy_ns, st.die_program_ns + st.die_pad_ns + st.die_read_ns + st.die_erase_ns);
+}
+
 TEST(TimingModel, ControllerJitterIsSeededAndHasTheConfiguredMean) {
   TimingOptions o = Simple();
   o.write_lat_us = 0;
@@ -392,6 +411,9 @@ TEST(TimedDevice, CallersBlockAndBlockedTimeIsCounted) {
   EXPECT_LE(c.busy_wait_us, static_cast<uint64_t>(call_us) + 1000);
   EXPECT_EQ(c.dies, 16u);
   EXPECT_GE(c.die_busy_us, 16u * 1000);  // the erase on the zone's 16 dies
+  EXPECT_GE(c.die_erase_us, 16u * 1000);
+  EXPECT_GE(c.die_busy_us, c.die_erase_us + c.die_program_us);
+  EXPECT_NE(c.ToJson().Dump().find("\"die_erase_us\""), std::string::npos);
   EXPECT_GT(c.busy_ratio(), 0);
   EXPECT_NE(c.ToJson().Dump().find("\"busy_ratio\""), std::string::npos);
   EXPECT_EQ(test::NewRam(test::SmallOptions(4))->counters().busy_ratio(), 0);
