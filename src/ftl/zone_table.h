@@ -9,9 +9,9 @@
 // Layout: one 32-byte record per zone (an array of structs, aligned so that
 // no record straddles a cache line), holding the fields above and two link
 // words that belong to the victim policy (ZoneLists keeps a zone's prev/next
-// there). So an invalidation, which reads and writes the zone's count, time
-// and state and then moves the zone between the policy's lists, touches one
-// cache line for the zone instead of one per field.
+// there, FeGC's heaps a zone's heap slot). So an invalidation, which reads and writes the zone's count, time
+// and state and then moves the zone between the policy's lists (or heaps),
+// touches one cache line for the zone instead of one per field.
 //
 // Not thread-safe: the FTL mutates it under its policy lock, policies read it
 // (and write their link words) from their hooks, which run under the same
@@ -59,6 +59,9 @@ class ZoneTable {
   // table it is given, from its hooks. They sit in the zone's record so that
   // a hook touches the line the FTL's update has just brought in.
   ZoneLinks& links(uint32_t z) const { return zones_[z].links; }
+  // The same words seen by a heap policy: z's slot in its heap (the first
+  // word), beside the key the heap compares. A policy uses one of the views.
+  uint32_t& heap_slot(uint32_t z) const { return zones_[z].links.prev; }
 
   // Hints the CPU to fetch zone z's record (state, counts, times, links)
   // into the cache for writing. Reads nothing, so a caller may issue it

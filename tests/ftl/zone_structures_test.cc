@@ -39,7 +39,9 @@ TEST(ZoneListsTest, MatchesDequeModelAndCachesHeadTimes) {
       std::vector<uint32_t> walked;
       for (uint32_t x = lists.Head(i); x != ZoneLists::kNil; x = lists.Next(x)) walked.push_back(x);
       ASSERT_EQ(walked, std::vector<uint32_t>(model[i].begin(), model[i].end())) << "step " << step;
-      if (!walked.empty()) ASSERT_EQ(lists.HeadTime(i), table.last_modified(walked[0])) << "step " << step;
+      if (!walked.empty()) {
+        ASSERT_EQ(lists.HeadTime(i), table.last_modified(walked[0])) << "step " << step;
+      }
     }
   }
 }
@@ -53,7 +55,7 @@ TEST(ZoneHeapTest, TopIsMinimumUnderPushEraseUpdate) {
   constexpr uint32_t kZones = 200;
   std::vector<uint64_t> key(kZones);
   std::vector<uint32_t> pos(kZones);
-  ZoneHeap<ByKey> heap(&pos, ByKey{&key});
+  ZoneHeap<ByKey> heap(VectorSlots{&pos}, ByKey{&key});
   std::vector<bool> in(kZones, false);
   BlockRandom rng(5);
   for (int step = 0; step < 20000; step++) {
