@@ -8,7 +8,7 @@
 // cost-benefit. So the victim is the best of the list heads: O(1) per I/O,
 // O(blocks per zone) per selection, and exactly cost-benefit's victim. A
 // head's score needs only its list's valid count and its time, which the
-// lists cache beside their heads, so selection reads one 4 KiB array
+// lists cache beside their heads, so selection reads one ~4 KiB array
 // whatever the number of zones (no zone record per list).
 // Unlike dm-zap's const-cb, all lists are scanned (not only the first
 // quarter), so the choice equals cost-benefit's.

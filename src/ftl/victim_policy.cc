@@ -1,7 +1,5 @@
 #include "victim_policy.h"
 
-#include <limits>
-
 #include "zonekv/ftl.h"
 
 namespace zonekv {

@@ -4,8 +4,9 @@
 // Each zone's slot is recorded where `Slots(z)` says (a position array by
 // default, or a word of the zone's ZoneTable record, beside the key the
 // comparison reads), which may be shared by several heaps (a zone is in at
-// most one of them), so erasing an arbitrary zone needs no search. The heap's storage grows and shrinks with use, as
-// the paper notes heaps sized for the worst case cannot be preallocated.
+// most one of them), so erasing an arbitrary zone needs no search. The
+// heap's storage grows and shrinks with use, as the paper notes heaps sized
+// for the worst case cannot be preallocated.
 #pragma once
 
 #include <cstdint>

@@ -9,9 +9,10 @@
 // Layout: one 32-byte record per zone (an array of structs, aligned so that
 // no record straddles a cache line), holding the fields above and two link
 // words that belong to the victim policy (ZoneLists keeps a zone's prev/next
-// there, FeGC's heaps a zone's heap slot). So an invalidation, which reads and writes the zone's count, time
-// and state and then moves the zone between the policy's lists (or heaps),
-// touches one cache line for the zone instead of one per field.
+// there, FeGC's heaps a zone's heap slot). So an invalidation, which reads
+// and writes the zone's count, time and state and then moves the zone
+// between the policy's lists (or heaps), touches one cache line for the zone
+// instead of one per field.
 //
 // Not thread-safe: the FTL mutates it under its policy lock, policies read it
 // (and write their link words) from their hooks, which run under the same
