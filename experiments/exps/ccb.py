@@ -138,6 +138,19 @@ def _size_section(results, scale, lines):
         lines.append("\nCCB across sizes: %s ns, max/min - 1 = %.0f%% (band: %.0f%%) -> %s.\n"
                      % (", ".join(common.fmt(c) for c in ccb), 100 * spread, 100 * CCB_FLAT_BAND,
                         "flat" if spread <= CCB_FLAT_BAND else "NOT flat"))
+        # The two unit costs the O(1) claim is about, apart from how many
+        # hooks and victims the workload makes per write at each size.
+        units = []
+        for path, what, digits in [("maintenance_ns_per_hook", "ns per hook", 3),
+                                   ("selection_us_per_victim", "us of selection per victim", 3),
+                                   ("hooks_per_io", "hooks per write", 3)]:
+            vals = [_med(results, "results.steady." + path, sweep="size", policy="ccb", x=g) for g in sizes]
+            vals = [v for v in vals if not math.isnan(v)]
+            if vals and min(vals) > 0:
+                units.append("%s %s (%+.0f%%)" % (what, ", ".join(common.fmt(v, digits) for v in vals),
+                                                 100 * (max(vals) / min(vals) - 1)))
+        if units:
+            lines.append("CCB per unit across sizes (max/min - 1): %s.\n" % "; ".join(units))
 
     big = sizes[-1]
     lines.append("\n## What the cost is made of at %d GB (paper Fig. 2)\n" % big)

@@ -41,7 +41,7 @@ class FastCbPolicy final : public VictimPolicy {
         class_(zones->nr_zones(), kNone),
         pos_(zones->nr_zones(), 0),
         shift_(zones->nr_zones(), kInf),
-        class1_(&pos_, EarlierShift{&shift_}) {}
+        class1_(VectorSlots{&pos_}, EarlierShift{&shift_}) {}
 
   const char* name() const override { return "fast-cb"; }
 

@@ -18,6 +18,14 @@
 namespace zonekv {
 namespace {
 
+// A zone's heap slot lives in its ZoneTable record, on the line of the
+// invalidation-time sum the heap compares, so each heap level touches one
+// line per zone.
+struct RecordSlots {
+  const ZoneTable* zones;
+  uint32_t& operator()(uint32_t z) const { return zones->heap_slot(z); }
+};
+
 struct OlderInvalidations {
   const ZoneTable* zones;
   bool operator()(uint32_t a, uint32_t b) const {
@@ -32,10 +40,10 @@ double FegcScore(const ZoneTable& zones, uint32_t z) {
 
 class FegcPolicy final : public VictimPolicy {
  public:
-  explicit FegcPolicy(const ZoneTable* zones) : VictimPolicy(zones), pos_(zones->nr_zones(), 0) {
+  explicit FegcPolicy(const ZoneTable* zones) : VictimPolicy(zones) {
     heaps_.reserve(zones->blocks_per_zone() + 1);
     for (uint32_t v = 0; v <= zones->blocks_per_zone(); v++) {
-      heaps_.emplace_back(&pos_, OlderInvalidations{zones});
+      heaps_.emplace_back(RecordSlots{zones}, OlderInvalidations{zones});
     }
   }
 
@@ -68,14 +76,14 @@ class FegcPolicy final : public VictimPolicy {
   double Score(uint32_t z) const override { return FegcScore(*zones_, z); }
 
   uint64_t MemoryBytes() const override {
-    uint64_t bytes = pos_.capacity() * sizeof(uint32_t) + heaps_.capacity() * sizeof(Heap);
+    // The slot words in the zone records count as the policy's.
+    uint64_t bytes = uint64_t{zones_->nr_zones()} * sizeof(uint32_t) + heaps_.capacity() * sizeof(Heap);
     for (const auto& h : heaps_) bytes += h.MemoryBytes();
     return bytes;
   }
 
  private:
-  using Heap = ZoneHeap<OlderInvalidations>;
-  std::vector<uint32_t> pos_;
+  using Heap = ZoneHeap<OlderInvalidations, RecordSlots>;
   std::vector<Heap> heaps_;
 };
 

@@ -169,6 +169,11 @@ class FtlImpl final : public Ftl {
 
   Status Write(uint64_t lba, const char* data) override {
     ZONEKV_RETURN_IF_ERROR(CheckLba(lba, "write"));
+    // The block's current place, read without its stripe: only a hint for
+    // prefetching what the update below will touch (the old zone's record
+    // and P2L entry), so those misses overlap the slot reservation and the
+    // device call instead of stalling under the stripe and policy locks.
+    PrefetchForOverwrite(l2p_[lba].load(std::memory_order_relaxed));
     uint32_t zone = kNoZone;
     ZONEKV_RETURN_IF_ERROR(ReserveUserSlot(&zone));
     InFlight in_flight(&user_slots_in_flight_);
@@ -363,6 +368,15 @@ class FtlImpl final : public Ftl {
     return Status::NoSpace("FTL: no free zone left and GC found no zone with invalid blocks (" +
                            std::to_string(geometry_.nr_zones) + " zones, " + std::to_string(op_zones_) +
                            " over-provisioned)");
+  }
+
+  // Prefetches the P2L entry of `pba` and its zone's record (nothing if
+  // kUnmapped). Reads no guarded state (it only computes addresses; the
+  // table's storage never moves), hence callable without pmu_.
+  void PrefetchForOverwrite(uint32_t pba) const ZONEKV_NO_THREAD_SAFETY_ANALYSIS {
+    if (pba == kUnmapped) return;
+    __builtin_prefetch(&p2l_[pba], 1, 3);
+    zones_.Prefetch(ZoneOfPba(pba));
   }
 
   // Takes pmu_, timing the wait for one acquisition in kHookTimingPeriod

@@ -1,7 +1,5 @@
 #include "victim_policy.h"
 
-#include <limits>
-
 #include "zonekv/ftl.h"
 
 namespace zonekv {
@@ -26,9 +24,7 @@ const PolicyRegistry<VictimPolicyFactory>& FtlVictimPolicies() {
 }
 
 double CostBenefit(const ZoneTable& zones, uint32_t z) {
-  uint32_t valid = zones.valid(z);
-  if (valid == 0) return std::numeric_limits<double>::infinity();
-  return static_cast<double>(zones.age(z)) * zones.invalid(z) / (2.0 * valid);
+  return CostBenefitScore(zones.age(z), zones.valid(z), zones.invalid(z));
 }
 
 Status NewVictimPolicy(const std::string& name, const ZoneTable* zones,

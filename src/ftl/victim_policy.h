@@ -52,8 +52,15 @@ class VictimPolicy {
   const ZoneTable* zones_;
 };
 
-// Cost-benefit of zone z: age * invalid / (2 * valid); +infinity when the
-// zone holds no valid block (cleaning it is free).
+// Cost-benefit of a zone of `valid` and `invalid` blocks last modified `age`
+// ticks ago: age * invalid / (2 * valid); +infinity when it holds no valid
+// block (cleaning it is free).
+inline double CostBenefitScore(uint64_t age, uint32_t valid, uint32_t invalid) {
+  if (valid == 0) return std::numeric_limits<double>::infinity();
+  return static_cast<double>(age) * invalid / (2.0 * valid);
+}
+
+// CostBenefitScore of zone z.
 double CostBenefit(const ZoneTable& zones, uint32_t z);
 
 // Creates the policy called `name` (a FtlVictimPolicies() entry).

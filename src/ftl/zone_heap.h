@@ -1,10 +1,12 @@
 // ZoneHeap: a binary heap of zone ids with O(log n) push, erase and re-key.
 //
 // `Before(a, b)` is true when zone a belongs nearer the top than zone b.
-// Each zone's slot is recorded in a position array that may be shared by
-// several heaps (a zone is in at most one of them), so erasing an arbitrary
-// zone needs no search. The heap's storage grows and shrinks with use, as
-// the paper notes heaps sized for the worst case cannot be preallocated.
+// Each zone's slot is recorded where `Slots(z)` says (a position array by
+// default, or a word of the zone's ZoneTable record, beside the key the
+// comparison reads), which may be shared by several heaps (a zone is in at
+// most one of them), so erasing an arbitrary zone needs no search. The
+// heap's storage grows and shrinks with use, as the paper notes heaps sized
+// for the worst case cannot be preallocated.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +15,16 @@
 
 namespace zonekv {
 
-template <typename Before>
+// Slots in a position array indexed by zone.
+struct VectorSlots {
+  std::vector<uint32_t>* pos;
+  uint32_t& operator()(uint32_t z) const { return (*pos)[z]; }
+};
+
+template <typename Before, typename Slots = VectorSlots>
 class ZoneHeap {
  public:
-  ZoneHeap(std::vector<uint32_t>* pos, Before before) : pos_(pos), before_(std::move(before)) {}
+  ZoneHeap(Slots slots, Before before) : slot_(std::move(slots)), before_(std::move(before)) {}
 
   bool empty() const { return heap_.empty(); }
   uint32_t size() const { return static_cast<uint32_t>(heap_.size()); }
@@ -33,7 +41,7 @@ class ZoneHeap {
 
   // REQUIRES: z is in this heap.
   void Erase(uint32_t z) {
-    uint32_t i = (*pos_)[z];
+    uint32_t i = slot_(z);
     uint32_t last = heap_.back();
     heap_.pop_back();
     if (i < heap_.size()) {
@@ -44,12 +52,12 @@ class ZoneHeap {
   }
 
   // z's key changed. REQUIRES: z is in this heap.
-  void Update(uint32_t z) { Restore((*pos_)[z]); }
+  void Update(uint32_t z) { Restore(slot_(z)); }
 
  private:
   void Place(uint32_t z, uint32_t i) {
     heap_[i] = z;
-    (*pos_)[z] = i;
+    slot_(z) = i;
   }
   void Restore(uint32_t i) {
     if (i > 0 && before_(heap_[i], heap_[(i - 1) / 2])) {
@@ -82,7 +90,7 @@ class ZoneHeap {
     Place(z, i);
   }
 
-  std::vector<uint32_t>* pos_;
+  Slots slot_;
   Before before_;
   std::vector<uint32_t> heap_;
 };

@@ -2,38 +2,44 @@
 
 namespace zonekv {
 
-ZoneLists::ZoneLists(uint32_t nr_zones, uint32_t nr_lists) : links_(nr_zones), ends_(nr_lists) {}
+ZoneLists::ZoneLists(const ZoneTable* zones, uint32_t nr_lists) : zones_(zones), ends_(nr_lists) {
+  for (uint32_t z = 0; z < zones->nr_zones(); z++) zones->links(z) = ZoneLinks{};
+}
 
 void ZoneLists::Append(uint32_t i, uint32_t z) {
   Ends& e = ends_[i];
-  links_[z].prev = e.tail;
-  links_[z].next = kNil;
+  ZoneLinks& l = zones_->links(z);
+  l.prev = e.tail;
+  l.next = kNil;
   if (e.tail == kNil) {
     e.head = z;
+    e.head_time = zones_->last_modified(z);
   } else {
-    links_[e.tail].next = z;
+    zones_->links(e.tail).next = z;
   }
   e.tail = z;
 }
 
 void ZoneLists::Remove(uint32_t i, uint32_t z) {
   Ends& e = ends_[i];
-  const Links l = links_[z];
+  ZoneLinks& links = zones_->links(z);
+  const ZoneLinks l = links;
   if (l.prev == kNil) {
     e.head = l.next;
+    if (l.next != kNil) e.head_time = zones_->last_modified(l.next);
   } else {
-    links_[l.prev].next = l.next;
+    zones_->links(l.prev).next = l.next;
   }
   if (l.next == kNil) {
     e.tail = l.prev;
   } else {
-    links_[l.next].prev = l.prev;
+    zones_->links(l.next).prev = l.prev;
   }
-  links_[z] = Links{};
+  links = ZoneLinks{};
 }
 
 uint64_t ZoneLists::MemoryBytes() const {
-  return links_.capacity() * sizeof(Links) + ends_.capacity() * sizeof(Ends);
+  return uint64_t{zones_->nr_zones()} * sizeof(ZoneLinks) + ends_.capacity() * sizeof(Ends);
 }
 
 }  // namespace zonekv

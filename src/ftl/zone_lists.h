@@ -2,43 +2,56 @@
 // (0..blocks_per_zone), the data structure of greedy and CCB, and
 // ValidCountListsPolicy, the hooks the two share.
 //
-// A zone's two links sit side by side (8 bytes per zone, one cache line
-// touched per zone), as do a list's head and tail (8 bytes per list), so
-// append, remove and "move to the tail of another list" are O(1) and touch
-// the zone, its two neighbours and the new list's tail, as in the paper. A
-// zone is in at most one list.
+// A zone's two links are the policy's link words of its ZoneTable record,
+// beside its valid count and times (one cache line touched per zone, the one
+// the FTL's table update has just touched), and a list's head and tail sit
+// side by side, so append, remove and "move to the tail of another list" are
+// O(1) and touch the zone, its two neighbours and the new list's tail, as in
+// the paper. A zone is in at most one list.
+//
+// Each list also caches its head's last_modified time (16 bytes per list in
+// all), so a selection that scores every list head (CCB) reads one small
+// array instead of one zone record per list. The cache is exact as long as a
+// zone's last_modified does not change while it is in a list, which holds
+// for ValidCountListsPolicy under the FTL: only invalidations change a full
+// zone's time, and each one moves the zone (Remove, then Append) after the
+// table update.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "victim_policy.h"
+#include "zone_table.h"
 
 namespace zonekv {
 
 class ZoneLists {
  public:
-  static constexpr uint32_t kNil = 0xffffffffu;
+  static constexpr uint32_t kNil = ZoneLinks::kNil;
 
-  ZoneLists(uint32_t nr_zones, uint32_t nr_lists);
+  // Keeps its links in `zones`' link words, which it then owns.
+  ZoneLists(const ZoneTable* zones, uint32_t nr_lists);
 
   // Appends z at the tail of list i. REQUIRES: z is in no list.
   void Append(uint32_t i, uint32_t z);
   // Removes z from list i. REQUIRES: z is in list i.
   void Remove(uint32_t i, uint32_t z);
   uint32_t Head(uint32_t i) const { return ends_[i].head; }
-  uint32_t Next(uint32_t z) const { return links_[z].next; }
+  // last_modified of Head(i) when it entered the list or became its head.
+  // REQUIRES: Head(i) != kNil.
+  uint64_t HeadTime(uint32_t i) const { return ends_[i].head_time; }
+  uint32_t Next(uint32_t z) const { return zones_->links(z).next; }
+  // The lists' own bytes plus the zones' link words they use.
   uint64_t MemoryBytes() const;
 
  private:
-  struct Links {
-    uint32_t prev = kNil, next = kNil;
-  };
   struct Ends {
     uint32_t head = kNil, tail = kNil;
+    uint64_t head_time = 0;  // last_modified of head
   };
-  std::vector<Links> links_;  // per zone
-  std::vector<Ends> ends_;    // per list
+  const ZoneTable* const zones_;
+  std::vector<Ends> ends_;  // per list
 };
 
 // A victim policy whose candidates sit in lists_, one list per valid-block
@@ -50,7 +63,7 @@ class ZoneLists {
 class ValidCountListsPolicy : public VictimPolicy {
  public:
   explicit ValidCountListsPolicy(const ZoneTable* zones)
-      : VictimPolicy(zones), lists_(zones->nr_zones(), zones->blocks_per_zone() + 1) {}
+      : VictimPolicy(zones), lists_(zones, zones->blocks_per_zone() + 1) {}
 
   void OnZoneFull(uint32_t z) final { lists_.Append(zones_->valid(z), z); }
   void OnInvalidate(uint32_t z, uint32_t old_valid) final {

@@ -3,17 +3,14 @@
 namespace zonekv {
 
 ZoneTable::ZoneTable(uint32_t nr_zones, uint32_t blocks_per_zone)
-    : blocks_per_zone_(blocks_per_zone),
-      state_(nr_zones, FtlZoneState::kFree),
-      valid_(nr_zones, 0),
-      last_modified_(nr_zones, 0),
-      invalidation_time_sum_(nr_zones, 0) {}
+    : blocks_per_zone_(blocks_per_zone), zones_(nr_zones) {}
 
 void ZoneTable::Reset(uint32_t z) {
-  state_[z] = FtlZoneState::kFree;
-  valid_[z] = 0;
-  last_modified_[z] = now_;
-  invalidation_time_sum_[z] = 0;
+  Record& r = zones_[z];
+  r.state = FtlZoneState::kFree;
+  r.valid = 0;
+  r.last_modified = now_;
+  r.invalidation_time_sum = 0;
 }
 
 }  // namespace zonekv

@@ -8,13 +8,15 @@
 #include "block_workload.h"
 #include "zone_heap.h"
 #include "zone_lists.h"
+#include "zone_table.h"
 
 namespace zonekv {
 namespace {
 
-TEST(ZoneListsTest, MatchesDequeModel) {
+TEST(ZoneListsTest, MatchesDequeModelAndCachesHeadTimes) {
   constexpr uint32_t kZones = 50, kLists = 5;
-  ZoneLists lists(kZones, kLists);
+  ZoneTable table(kZones, kLists - 1);
+  ZoneLists lists(&table, kLists);
   std::vector<std::deque<uint32_t>> model(kLists);
   std::vector<int> where(kZones, -1);
   BlockRandom rng(3);
@@ -27,6 +29,8 @@ TEST(ZoneListsTest, MatchesDequeModel) {
       where[z] = -1;
     } else {
       uint32_t i = static_cast<uint32_t>(rng.Uniform(kLists));
+      table.SetNow(step);
+      table.AddValid(z);  // a new last_modified: the head-time cache must follow it
       lists.Append(i, z);
       model[i].push_back(z);
       where[z] = static_cast<int>(i);
@@ -35,6 +39,9 @@ TEST(ZoneListsTest, MatchesDequeModel) {
       std::vector<uint32_t> walked;
       for (uint32_t x = lists.Head(i); x != ZoneLists::kNil; x = lists.Next(x)) walked.push_back(x);
       ASSERT_EQ(walked, std::vector<uint32_t>(model[i].begin(), model[i].end())) << "step " << step;
+      if (!walked.empty()) {
+        ASSERT_EQ(lists.HeadTime(i), table.last_modified(walked[0])) << "step " << step;
+      }
     }
   }
 }
@@ -48,7 +55,7 @@ TEST(ZoneHeapTest, TopIsMinimumUnderPushEraseUpdate) {
   constexpr uint32_t kZones = 200;
   std::vector<uint64_t> key(kZones);
   std::vector<uint32_t> pos(kZones);
-  ZoneHeap<ByKey> heap(&pos, ByKey{&key});
+  ZoneHeap<ByKey> heap(VectorSlots{&pos}, ByKey{&key});
   std::vector<bool> in(kZones, false);
   BlockRandom rng(5);
   for (int step = 0; step < 20000; step++) {
