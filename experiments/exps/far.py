@@ -40,6 +40,7 @@ METRICS = [
     ("stall s", "rocksdb.stall_time_s", 1),
     ("I/O block s", "fs.io_block_time_s", 1),
     ("space used", "fs.space_used_ratio_end", 1),
+    ("die s erase", "fs.device.die_erase_us", 1e-6),
 ]
 
 # Paper claims relative to EZReset: (metric, path, ratio, source).

@@ -67,6 +67,8 @@ METRICS = [
     ("compaction s", "rocksdb.compaction_time_s", 1),
     ("stall s", "rocksdb.stall_time_s", 1),
     ("device busy", "fs.device.busy_ratio", 1),
+    ("die s program", "fs.device.die_program_us", 1e-6),
+    ("die s erase", "fs.device.die_erase_us", 1e-6),
     ("limit ratio", "workload.limit_ratio", 1),
 ]
 
