@@ -73,6 +73,7 @@ struct ZoneFsStats {
   double r_wp_sum = 0;          // over runtime resets: the zone's write pointer / its capacity
   double r_wp_min = 0;          // the lowest such fraction
   uint64_t finishes = 0;        // zones the file system finished
+  uint64_t finishes_avoided = 0;  // active zones with no valid data reset instead of finished (in resets_runtime)
   // Data zones at the moment of the call.
   uint64_t data_capacity_bytes = 0;     // capacity of all data zones
   uint64_t written_capacity_bytes = 0;  // capacity of the data zones with anything written
@@ -112,7 +113,7 @@ struct ZoneFsStats {
   // (with MANIFEST), total}, resets_runtime, resets_zc, ezrc, r_wp,
   // r_wp_min, fs_waf, space_used_ratio, free_ratio, free_bytes, used_bytes,
   // reclaimable_bytes, io_block_time_s, policy_time_us {alloc, zc, reset},
-  // finishes, nospace_errors, zone_preemptions, alloc_reasons, zc_passes,
+  // finishes, finishes_avoided, nospace_errors, zone_preemptions, alloc_reasons, zc_passes,
   // zc_emergency_passes, files, zones_empty, zones_full, journal_rolls,
   // lock, journal, space.
   Json ToJson() const;

@@ -116,6 +116,7 @@ struct FsCounters {
   uint64_t resets_runtime = 0;
   uint64_t resets_zc = 0;
   uint64_t finishes = 0;
+  uint64_t finishes_avoided = 0;   // active resources freed by resetting a dead zone instead (ReleaseActiveZoneLocked)
   double r_wp_sum = 0;
   double r_wp_min = 0;  // lowest write-pointer fraction at a runtime reset
   uint64_t io_block_us = 0;
@@ -362,6 +363,14 @@ class ZoneFs::Impl {
   Status AcquireZoneLocked(FileRecord* f, uint64_t want) ZONEKV_REQUIRES(mu_);
   // REQUIRES: zone z not busy.
   [[nodiscard]] Status FinishZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
+  // Gives back zone z's active resource: a RESET if no valid data is left
+  // in it (no padding; the zone comes back empty; a runtime reset), else a
+  // FINISH. REQUIRES: zone z not busy and active.
+  [[nodiscard]] Status ReleaseActiveZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
+  // A data zone that is active, not busy, written and holds no valid data
+  // (so a reset, not a finish, frees its active resource), or kNoZone.
+  uint32_t DeadActiveZoneLocked() const ZONEKV_REQUIRES(mu_);
+  static constexpr uint32_t kNoZone = UINT32_MAX;
   // REQUIRES: zone z not busy and holding no valid data. Makes the journal
   // durable up to the current sequence number, waits for z's readers, resets.
   [[nodiscard]] Status ResetZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);

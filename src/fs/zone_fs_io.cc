@@ -233,11 +233,31 @@ int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v, Status* failed) {
     // The view may be stale once a finish released mu_: check again.
     if (z < meta_zones_ || z >= geo_.nr_zones || zones_[z].busy() || zones_[z].state == ZoneState::kFull) continue;
     // Best effort: a zone that cannot be finished stays usable.
-    Status s = FinishZoneLocked(z);
+    Status s = ReleaseActiveZoneLocked(z);
     if (s.ok()) n++;
     else if (failed != nullptr) *failed = s;
   }
   return n;
+}
+
+uint32_t ZoneFs::Impl::DeadActiveZoneLocked() const {
+  for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
+    const ZoneEntry& e = zones_[z];
+    if (!e.busy() && IsActive(e.state) && e.wp_bytes > 0 && e.valid_bytes == 0) return z;
+  }
+  return kNoZone;
+}
+
+Status ZoneFs::Impl::ReleaseActiveZoneLocked(uint32_t z) {
+  const ZoneEntry& e = zones_[z];
+  if (e.valid_bytes != 0 || e.wp_bytes == 0 || opts_.read_only) return FinishZoneLocked(z);
+  const double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
+  ZONEKV_RETURN_IF_ERROR(ResetZoneLocked(z));
+  counters_.r_wp_sum += frac;
+  counters_.r_wp_min = counters_.resets_runtime == 0 ? frac : std::min(counters_.r_wp_min, frac);
+  counters_.resets_runtime++;
+  counters_.finishes_avoided++;
+  return Status::OK();
 }
 
 std::vector<uint32_t> ZoneFs::Impl::PickResetsLocked(const FsView& v, std::chrono::steady_clock::time_point t0) {
@@ -369,10 +389,15 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       why = "policy " + std::string(policy->name()) + " chose zone " + std::to_string(z) +
             ", which is busy, kept back, full or over the open/active limit";
     } else if (d.action == AllocDecision::Action::kFinishZone) {
-      uint32_t z = d.zone;
+      // The policy frees an active resource. An active zone with no valid
+      // data left (its reset deferred by the reset policy, e.g. FAR) frees
+      // one first: by a reset, with no padding, where the finish of the
+      // policy's zone would pad it.
+      uint32_t z = DeadActiveZoneLocked();
+      if (z == kNoZone) z = d.zone;
       if (z >= meta_zones_ && z < geo_.nr_zones && !zones_[z].busy() && finishes < 64 &&
           zones_[z].state != ZoneState::kFull) {
-        Status fs = FinishZoneLocked(z);
+        Status fs = ReleaseActiveZoneLocked(z);
         if (fs.ok()) {
           finishes++;
           continue;

@@ -213,6 +213,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.r_wp_sum = c.r_wp_sum;
   st.r_wp_min = c.r_wp_min;
   st.finishes = c.finishes;
+  st.finishes_avoided = c.finishes_avoided;
   for (const auto& z : v.zones) {
     st.data_capacity_bytes += z.capacity_bytes;
     if (!z.empty()) st.written_capacity_bytes += z.capacity_bytes;

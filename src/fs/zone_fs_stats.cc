@@ -91,6 +91,7 @@ Json ZoneFsStats::ToJson() const {
       .Set("io_block_time_s", io_block_time_s())
       .Set("policy_time_us", policy)
       .Set("finishes", finishes)
+      .Set("finishes_avoided", finishes_avoided)
       .Set("nospace_errors", nospace_errors)
       .Set("zone_preemptions", zone_preemptions)
       .Set("alloc_reasons", reasons)

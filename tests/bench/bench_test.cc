@@ -426,7 +426,7 @@ TEST(BenchTest, FsObjectSamplerAndSummaryCarryTheFileSystemsStatistics) {
   const Json& fs = *out.json.Find("fs");
   EXPECT_EQ(Rebuilt(fs, {"host_write_bytes", "zc_copy_bytes", "zc_copy_sst_by_level", "resets_runtime", "resets_zc",
                          "ezrc", "r_wp", "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
-                         "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
+                         "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "finishes_avoided", "nospace_errors",
                          "zone_preemptions", "alloc_reasons", "zc_passes", "zc_emergency_passes", "files", "sst_index", "zones_empty",
                          "zones_full", "journal_rolls", "lock", "journal", "space", "finish_pad_bytes", "dlwa",
                          "space_used_ratio_end", "free_ratio_end", "space_amp", "device"})

@@ -153,6 +153,29 @@ TEST_F(LockTest, HeldFinishStopsNeitherReadsNorWritesNorNamespaceChanges) {
   EXPECT_EQ(Metric(*fs_, {"finishes"}), 1);
 }
 
+// A zone to finish that holds no valid data (its reset deferred, here by
+// lazy reset, which resets only full zones) gives back its active resource
+// by a reset instead: no padding, and the zone comes back empty.
+TEST_F(LockTest, AZoneWithNoValidDataIsResetInsteadOfFinished) {
+  ZoneFsOptions opts = NoCleaning();
+  opts.policy.finish_threshold_pct = 50;
+  opts.policy.reset = "lazy";
+  Mount(opts);
+  ASSERT_TRUE(WriteFile(rfs_.get(), "/000020.sst", Pattern(1, 768 << 10)).ok());  // leaves a quarter
+  ASSERT_TRUE(rfs_->DeleteFile("/000020.sst", IOOptions(), nullptr).ok());
+  const uint64_t finishes = dev_->issued(Op::kFinish);
+  const uint64_t resets = dev_->issued(Op::kReset);
+  // The next allocation's finish threshold picks the dead zone.
+  const std::string data = Pattern(2, 64 << 10);
+  ASSERT_TRUE(WriteFile(rfs_.get(), "/000021.sst", data).ok());
+  EXPECT_EQ(dev_->issued(Op::kFinish), finishes);
+  EXPECT_EQ(dev_->issued(Op::kReset), resets + 1);
+  EXPECT_EQ(Metric(*fs_, {"finishes"}), 0);
+  EXPECT_EQ(Metric(*fs_, {"finishes_avoided"}), 1);
+  EXPECT_EQ(Metric(*fs_, {"resets_runtime"}), 1);
+  EXPECT_EQ(ReadFile(rfs_.get(), "/000021.sst"), data);
+}
+
 TEST_F(LockTest, HeldFlushStopsOnlyTheSyncsThatWaitForIt) {
   Mount(NoCleaning());
   std::unique_ptr<rocksdb::FSWritableFile> a, b;

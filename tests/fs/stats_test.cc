@@ -64,6 +64,7 @@ void ExpectJsonMatchesFields(const ZoneFsStats& st) {
   EXPECT_EQ(Num(alloc, "total_us"), d(st.alloc_time.total_ns) / 1e3);
   EXPECT_EQ(Num(alloc, "max_us"), d(st.alloc_time.max_ns) / 1e3);
   EXPECT_EQ(Num(j, "finishes"), d(st.finishes));
+  EXPECT_EQ(Num(j, "finishes_avoided"), d(st.finishes_avoided));
   EXPECT_EQ(Num(j, "nospace_errors"), d(st.nospace_errors));
   EXPECT_EQ(Num(j, "zone_preemptions"), d(st.zone_preemptions));
   EXPECT_EQ(Num(j, "zc_passes"), d(st.zc_passes));
@@ -100,7 +101,7 @@ TEST(ZoneFsStatsTest, JsonHasTheKeysOfDocsMetricsInOrder) {
   Json j = fs->Stats().ToJson();
   EXPECT_EQ(Rebuilt(j, {"host_write_bytes", "zc_copy_bytes", "zc_copy_sst_by_level", "resets_runtime", "resets_zc",
                         "ezrc", "r_wp", "r_wp_min", "fs_waf", "space_used_ratio", "free_ratio", "free_bytes", "used_bytes",
-                        "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "nospace_errors",
+                        "reclaimable_bytes", "io_block_time_s", "policy_time_us", "finishes", "finishes_avoided", "nospace_errors",
                         "zone_preemptions", "alloc_reasons", "zc_passes", "zc_emergency_passes", "files", "sst_index", "zones_empty",
                         "zones_full", "journal_rolls", "lock", "journal", "space", "space"})
                 .Dump(),
