@@ -73,7 +73,7 @@ struct ZoneFsStats {
   double r_wp_sum = 0;          // over runtime resets: the zone's write pointer / its capacity
   double r_wp_min = 0;          // the lowest such fraction
   uint64_t finishes = 0;        // zones the file system finished
-  uint64_t finishes_avoided = 0;  // active zones with no valid data reset instead of finished (in resets_runtime)
+  uint64_t finishes_avoided = 0;  // active zones with no valid data reset instead of finished (in ezrc)
   // Data zones at the moment of the call.
   uint64_t data_capacity_bytes = 0;     // capacity of all data zones
   uint64_t written_capacity_bytes = 0;  // capacity of the data zones with anything written
@@ -101,7 +101,7 @@ struct ZoneFsStats {
   uint64_t zc_copy_bytes(FileKind kind) const { return zc_copy_bytes_by_kind[static_cast<int>(kind)]; }
   uint64_t zc_copy_other_bytes() const;  // MANIFEST and other files (zc_copy_bytes.other)
   uint64_t zc_copy_bytes() const;        // all kinds
-  uint64_t ezrc() const { return resets_runtime + resets_zc; }
+  uint64_t ezrc() const { return resets_runtime + resets_zc + finishes_avoided; }
   double r_wp() const;               // mean over runtime resets; 0 when there was none
   double fs_waf() const;             // (host + ZC copy) / host; 1 when nothing was written
   double space_used_ratio() const;   // written_capacity_bytes / data_capacity_bytes; 0 without data zones

@@ -112,6 +112,7 @@ class ZoneFsStorage : public BenchStorage {
     r.zc_copy_other_bytes = st.zc_copy_other_bytes();
     r.resets_runtime = st.resets_runtime;
     r.resets_zc = st.resets_zc;
+    r.finishes_avoided = st.finishes_avoided;
     r.r_wp = st.r_wp();
     r.dlwa = c.dlwa();
     r.fs_waf = st.fs_waf();

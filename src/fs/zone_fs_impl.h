@@ -116,7 +116,7 @@ struct FsCounters {
   uint64_t resets_runtime = 0;
   uint64_t resets_zc = 0;
   uint64_t finishes = 0;
-  uint64_t finishes_avoided = 0;   // active resources freed by resetting a dead zone instead (ReleaseActiveZoneLocked)
+  uint64_t finishes_avoided = 0;   // resets of dead zones instead of finishes (ReleaseActiveZoneLocked); in EZRC
   double r_wp_sum = 0;
   double r_wp_min = 0;  // lowest write-pointer fraction at a runtime reset
   uint64_t io_block_us = 0;
@@ -364,8 +364,8 @@ class ZoneFs::Impl {
   // REQUIRES: zone z not busy.
   [[nodiscard]] Status FinishZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
   // Gives back zone z's active resource: a RESET if no valid data is left
-  // in it (no padding; the zone comes back empty; a runtime reset), else a
-  // FINISH. REQUIRES: zone z not busy and active.
+  // in it (no padding; the zone comes back empty; counted in
+  // finishes_avoided, not as a reset policy's runtime reset), else a FINISH. REQUIRES: zone z not busy and active.
   [[nodiscard]] Status ReleaseActiveZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
   // A data zone that is active, not busy, written and holds no valid data
   // (so a reset, not a finish, frees its active resource), or kNoZone.

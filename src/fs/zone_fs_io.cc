@@ -251,11 +251,9 @@ uint32_t ZoneFs::Impl::DeadActiveZoneLocked() const {
 Status ZoneFs::Impl::ReleaseActiveZoneLocked(uint32_t z) {
   const ZoneEntry& e = zones_[z];
   if (e.valid_bytes != 0 || e.wp_bytes == 0 || opts_.read_only) return FinishZoneLocked(z);
-  const double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
+  // Not the reset policy's decision: counted apart from resets_runtime
+  // and R_WP, and in EZRC.
   ZONEKV_RETURN_IF_ERROR(ResetZoneLocked(z));
-  counters_.r_wp_sum += frac;
-  counters_.r_wp_min = counters_.resets_runtime == 0 ? frac : std::min(counters_.r_wp_min, frac);
-  counters_.resets_runtime++;
   counters_.finishes_avoided++;
   return Status::OK();
 }
