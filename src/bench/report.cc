@@ -191,7 +191,7 @@ void BuildReport(const ReportInputs& in, BenchOutput* out) {
   t += Fmt("  resets: runtime %llu, ZC %llu, EZRC %llu, R_WP %.3f; DLWA %.3f, FS WAF %.3f, "
            "space used at end %.1f%%, I/O blocked %.2f s\n",
            static_cast<unsigned long long>(fs.resets_runtime), static_cast<unsigned long long>(fs.resets_zc),
-           static_cast<unsigned long long>(fs.ezrc()), fs.r_wp, fs.dlwa, fs.fs_waf, 100 * fs.space_used_ratio_end,
+           static_cast<unsigned long long>(fs.ezrc), fs.r_wp, fs.dlwa, fs.fs_waf, 100 * fs.space_used_ratio_end,
            fs.io_block_time_s);
   t += Fmt("  rocksdb: blob GC copy %s, compaction time %.2f s, stall time %.2f s, %llu flushes, "
            "%llu compactions\n",

@@ -49,7 +49,7 @@ class PosixStorage : public BenchStorage {
         .Set("zc_copy_bytes", zc)
         .Set("resets_runtime", r.resets_runtime)
         .Set("resets_zc", r.resets_zc)
-        .Set("ezrc", r.ezrc())
+        .Set("ezrc", r.ezrc)
         .Set("r_wp", r.r_wp)
         .Set("finish_pad_bytes", 0)
         .Set("dlwa", r.dlwa)
@@ -112,7 +112,7 @@ class ZoneFsStorage : public BenchStorage {
     r.zc_copy_other_bytes = st.zc_copy_other_bytes();
     r.resets_runtime = st.resets_runtime;
     r.resets_zc = st.resets_zc;
-    r.finishes_avoided = st.finishes_avoided;
+    r.ezrc = st.ezrc();
     r.r_wp = st.r_wp();
     r.dlwa = c.dlwa();
     r.fs_waf = st.fs_waf();

@@ -42,7 +42,7 @@ struct StorageReport {
   uint64_t zc_copy_other_bytes = 0;  // MANIFEST and other files
   uint64_t resets_runtime = 0;
   uint64_t resets_zc = 0;
-  uint64_t finishes_avoided = 0;  // dead zones reset instead of finished (ZoneFsStats)
+  uint64_t ezrc = 0;  // ZoneFsStats::ezrc(): zone resets, whoever asked for them
   double r_wp = 0;
   double dlwa = 1;
   double fs_waf = 1;
@@ -52,7 +52,6 @@ struct StorageReport {
   uint64_t zc_copy_bytes() const {
     return zc_copy_blob_bytes + zc_copy_sst_bytes + zc_copy_wal_bytes + zc_copy_other_bytes;
   }
-  uint64_t ezrc() const { return resets_runtime + resets_zc + finishes_avoided; }
 };
 
 class BenchStorage {

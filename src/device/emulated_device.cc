@@ -466,7 +466,7 @@ DeviceCounters EmulatedDevice::counters() const {
   if (timing_) {
     TimingModel::Stats st = timing_->stats();
     c.dies = st.dies;
-    c.die_busy_us = static_cast<uint64_t>(st.die_busy_ns / 1000);
+    c.die_busy_us = static_cast<uint64_t>(st.die_busy_ns() / 1000);
     c.die_program_us = static_cast<uint64_t>(st.die_program_ns / 1000);
     c.die_pad_us = static_cast<uint64_t>(st.die_pad_ns / 1000);
     c.die_read_us = static_cast<uint64_t>(st.die_read_ns / 1000);

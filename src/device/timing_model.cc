@@ -163,7 +163,6 @@ int64_t TimingModel::ProgramLocked(uint32_t zone, uint64_t unit, uint64_t bytes,
       Ns(options_.xfer_us * static_cast<double>(bytes) / static_cast<double>(options_.page_size_bytes));
   const int64_t loaded = ch.Book(ready, xfer) + xfer;
   const int64_t program = Ns(options_.program_us);
-  stats_.die_busy_ns += program;
   (pad ? stats_.die_pad_ns : stats_.die_program_ns) += program;
   return d.Book(loaded, program) + program;
 }
@@ -259,7 +258,6 @@ int64_t TimingModel::Read(uint32_t zone, uint64_t offset_bytes, uint64_t n_bytes
     ch.Forget(now);
     const int64_t sense = Ns(options_.read_us);
     const int64_t sensed = d.Book(t, sense) + sense;
-    stats_.die_busy_ns += sense;
     stats_.die_read_ns += sense;
     const int64_t xfer = Ns(options_.xfer_us * static_cast<double>(bytes) / static_cast<double>(page));
     ready = std::max(ready, ch.Book(sensed, xfer) + xfer);
@@ -317,7 +315,6 @@ int64_t TimingModel::Reset(uint32_t zone, uint64_t written_bytes, int64_t now) {
     }
   }
   for (uint32_t i = 0; i < zone_dies_; i++) dies_[DieOf(zone, i)].Insert(start, erase);
-  stats_.die_busy_ns += erase * zone_dies_;
   stats_.die_erase_ns += erase * zone_dies_;
   return start + erase;
 }

@@ -51,11 +51,12 @@ class TimingModel {
 
   struct Stats {
     uint32_t dies = 0;
-    int64_t die_busy_ns = 0;     // summed over dies: the sum of the four below
     int64_t die_program_ns = 0;  // programs of written units (host writes, flushes)
     int64_t die_pad_ns = 0;      // programs of units a FINISH padded (finish=pad)
     int64_t die_read_ns = 0;     // senses
     int64_t die_erase_ns = 0;    // erases (resets), times the zone's dies
+    // Die time summed over dies, whatever kept them busy.
+    int64_t die_busy_ns() const { return die_program_ns + die_pad_ns + die_read_ns + die_erase_ns; }
     uint64_t buffer_waits = 0;   // writes that waited for a buffer slot
     int64_t buffer_wait_ns = 0;
     uint64_t buffer_reads = 0;   // reads that found data in a write buffer

@@ -232,7 +232,6 @@ TEST(TimingModel, DieTimeIsSplitByWhatKeptTheDiesBusy) {
   EXPECT_EQ(st.die_pad_ns, 63 * 400 * kUs);
   EXPECT_EQ(st.die_read_ns, 50 * kUs);
   EXPECT_EQ(st.die_erase_ns, 2 * 1000 * kUs);
-  EXPECT_EQ(st.die_busy_ns, st.die_program_ns + st.die_pad_ns + st.die_read_ns + st.die_erase_ns);
 }
 
 TEST(TimingModel, ControllerJitterIsSeededAndHasTheConfiguredMean) {
