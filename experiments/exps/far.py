@@ -65,6 +65,7 @@ def _args(scale, gb):
     num = int(gb * common.GiB * scale) // VALUE
     return [
         "--device=" + common.device_spec(ZONES, zone, PROFILE),
+        "--scheme=baseline",  # the paper's ZenFS; the reset policy under study is a flag
         "--workload=fillrandom",
         "--num=%d" % num,
         "--key_size=16",

@@ -55,6 +55,7 @@ def _base(scale, workload="fillrandom", ops_factor=1):
     memtable = common.scaled_bytes(PAPER_MEMTABLE, scale, unit=64 * 1024)
     return [
         "--device=" + _device(scale),
+        "--scheme=baseline",  # the paper's ZenFS; the finish and cleaning settings under study are flags
         "--workload=" + workload,
         "--num=%d" % int(PAPER_OPS * scale * ops_factor),
         "--key_size=16",

@@ -58,6 +58,10 @@ struct Scheme {
 };
 // NotFound listing the known schemes if `name` is unknown.
 Status LookupScheme(const std::string& name, Scheme* scheme);
+// The scheme of a run that names none: "coop" (every paper's mechanism at
+// once) on zonekv; "baseline" on posix, where the zone-aware parts (Z_Cutoff,
+// the space-pressure blob GC) have no zones to act on.
+const char* DefaultScheme(const std::string& fs);
 // Sets one file-system knob of a scheme or a command line: a policy option
 // (FsPolicyKnobs()) or the engine's emergency_zc. InvalidArgument naming it.
 Status SetFsKnob(const std::string& key, const std::string& value, ZoneFsOptions* opts);
@@ -81,7 +85,7 @@ struct BenchConfig {
   std::string fs = "zonekv";        // "zonekv" (a device) or "posix" (RocksDB's default FS)
   std::string device_spec;          // zonekv: OpenDevice spec
   std::string db_dir;               // posix: the database directory (destroyed first)
-  std::string scheme = "baseline";
+  std::string scheme;               // empty: DefaultScheme(fs)
   // Applied in order after the scheme's own knobs (later wins).
   std::vector<std::pair<std::string, std::string>> fs_knobs;
   std::vector<std::pair<std::string, std::string>> rocksdb_knobs;

@@ -7,8 +7,10 @@
 // `file:PATH` or `zbd:/dev/nvmeXnY`; a `ram:`/`meta:` device would not
 // outlive the process and is refused. KEYs:
 //   scheme          the file-system policies of a `zonekv bench` scheme
-//                   (default: baza+; its RocksDB-side parts, Z_Cutoff and the
-//                   external compactor, need `zonekv bench`)
+//                   (default: coop; its RocksDB-side parts, Z_Cutoff, the
+//                   space-pressure blob GC and the external compactor, need
+//                   `zonekv bench`; without `zonekv bench`'s hints listener
+//                   CAZA has no levels and places SSTs as LIZA does)
 //   any file-system knob of `zonekv bench` (alloc, zc, reset, ..., emergency_zc),
 //                   applied after the scheme
 //   timing, time_scale, finish, auto_close   the emulated device's runtime keys
@@ -26,7 +28,7 @@ namespace zonekv {
 
 struct PluginUri {
   std::string device_spec;  // for OpenDevice: "file:PATH[,timing=...]" or "zbd:..."
-  std::string scheme = "baza+";
+  std::string scheme = "coop";
   ZoneFsOptions fs;         // the scheme's file-system knobs, then the URI's
 };
 

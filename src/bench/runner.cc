@@ -469,7 +469,9 @@ std::string JoinWorkloads(const std::vector<std::string>& w) {
 
 }  // namespace
 
-Status RunBench(const BenchConfig& config, BenchOutput* out) {
+Status RunBench(const BenchConfig& requested, BenchOutput* out) {
+  BenchConfig config = requested;
+  if (config.scheme.empty()) config.scheme = DefaultScheme(config.fs);
   std::vector<PhaseSpec> phases;
   YcsbSpec ycsb;
   uint64_t value_size = 0;

@@ -122,6 +122,8 @@ const std::vector<OptionHelp>& FsKnobOptions() {
 
 std::vector<Scheme> AllSchemes() { return MakeSchemes(); }
 
+const char* DefaultScheme(const std::string& fs) { return fs == "posix" ? "baseline" : "coop"; }
+
 Status LookupScheme(const std::string& name, Scheme* scheme) {
   std::string known;
   for (auto& s : MakeSchemes()) {

@@ -25,7 +25,7 @@ const char kUsage[] =
     "Runs the stock RocksDB tool (Debian's rocksdb-tools) with libzonekv.so\n"
     "preloaded, so that --fs_uri=zonekv://DEVICE[?KEY:VALUE,...] opens zonekv.\n"
     "DEVICE is an image made by 'zonekv device create' and 'zonekv fs mkfs', or\n"
-    "zbd:/dev/nvmeXnY; KEYs are scheme (default baza+), the file-system knobs of\n"
+    "zbd:/dev/nvmeXnY; KEYs are scheme (default coop), the file-system knobs of\n"
     "'zonekv bench --help' (zc:greedy, ...) and, on an image, timing, time_scale,\n"
     "finish, auto_close. The arguments go to the tool unchanged.\n"
     "The plugin is found in $ZONEKV_PLUGIN, else beside this binary\n"

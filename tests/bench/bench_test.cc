@@ -70,6 +70,9 @@ TEST(BenchTest, FillRandomReportsEveryStableKey) {
   Status s = RunBench(TinyConfig("fillrandom"), &out);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ExpectStableKeys(out.json);
+  // A run that names no scheme on zonekv runs coop, and records it.
+  EXPECT_EQ(At(out.json, "config.scheme.name")->str(), "coop");
+  EXPECT_NE(out.summary.find("scheme coop,"), std::string::npos) << out.summary;
   EXPECT_EQ(At(out.json, "workload.ops")->number(), 6000);  // --num per thread, 2 threads
   EXPECT_GT(At(out.json, "workload.put_us_p99")->number(), 0);
   EXPECT_GT(At(out.json, "fs.host_write_bytes")->number(), 6000 * 1000);
@@ -160,6 +163,9 @@ TEST(BenchTest, PosixReferenceRunsTheSameWorkload) {
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ExpectStableKeys(out.json);
+  // Named no scheme: on posix that is baseline (coop's zone-aware parts
+  // would refuse to run there).
+  EXPECT_EQ(At(out.json, "config.scheme.name")->str(), "baseline");
   // fillseq then readrandom, both measured; every read finds its key.
   EXPECT_EQ(At(out.json, "workload.reads_found")->number(), At(out.json, "workload.reads")->number());
   EXPECT_EQ(At(out.json, "workload.reads")->number(), 6000);
@@ -471,6 +477,7 @@ TEST(BenchTest, FsObjectSamplerAndSummaryCarryTheFileSystemsStatistics) {
 // time; the controllers object has the compactor's and Z_Cutoff's keys.
 TEST(BenchTest, ExternalCompactorsStatsAreTheRunsCompactions) {
   BenchConfig c = TinyConfig("fillrandom");
+  c.scheme = "baseline";  // no space-pressure blob GC: exactly these two controllers
   c.controller_knobs = {{"compaction", "sica"}, {"blob_gc_cutoff", "zcutoff"}};
   BenchOutput out;
   Status s = RunBench(c, &out);

@@ -9,8 +9,11 @@ TEST(PluginUriTest, ImagePathSchemeAndKnobs) {
   PluginUri p;
   ASSERT_TRUE(ParsePluginUri("zonekv:///tmp/zns.img", &p).ok());
   EXPECT_EQ(p.device_spec, "file:/tmp/zns.img");
-  EXPECT_EQ(p.scheme, "baza+");
-  EXPECT_EQ(p.fs.policy.blob_alloc, "baza");  // baza+'s file-system half
+  EXPECT_EQ(p.scheme, "coop");
+  // coop's file-system half: CAZA for SSTs, BAZA for blob files, FAR.
+  EXPECT_EQ(p.fs.policy.alloc, "caza");
+  EXPECT_EQ(p.fs.policy.blob_alloc, "baza");
+  EXPECT_EQ(p.fs.policy.reset, "far");
 
   ASSERT_TRUE(ParsePluginUri("zonekv:///tmp/zns.img?scheme:baseline,zc:greedy,timing:zn540,emergency_zc:false", &p).ok());
   EXPECT_EQ(p.device_spec, "file:/tmp/zns.img,timing=zn540");
