@@ -3,7 +3,7 @@
 
 Usage (normally through the zonekv binary):
   run.py --zonekv=BIN --src=DIR --list
-  run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--jobs=J] [--timing=PROFILE]
+  run.py --zonekv=BIN --src=DIR NAME [--scale=S] [--out=DIR] [--seeds=N] [--first_seed=K] [--jobs=J] [--timing=PROFILE]
          [--time_scale=X] [--executor=local|ray|ray:ADDRESS] [--cpus_per_run=C]
          [--memory_per_run=BYTES]
 
@@ -312,6 +312,7 @@ def main(argv):
     p.add_argument("--scale", type=float)
     p.add_argument("--out")
     p.add_argument("--seeds", type=int, default=1)
+    p.add_argument("--first_seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timing")
     p.add_argument("--time_scale", type=float)
@@ -347,7 +348,11 @@ def main(argv):
     logdir = os.path.join(out, "logs")
     os.makedirs(logdir, exist_ok=True)
 
-    runs = mod.runs(scale, a.seeds)
+    if not 1 <= a.first_seed <= 1_000_000:
+        raise UsageError("--first_seed=%d must be in [1, 1000000]" % a.first_seed)
+    # Seeds first_seed..first_seed+seeds-1: more seeds for an earlier sweep,
+    # whose results.json can then be merged with this one's.
+    runs = [r for r in mod.runs(scale, a.first_seed + a.seeds - 1) if r["seed"] >= a.first_seed]
     check_runs(a.name, runs)
     if a.only:
         try:
@@ -388,6 +393,7 @@ def main(argv):
         executor.close()
 
     doc = {"experiment": a.name, "description": mod.DESCRIPTION, "scale": scale, "seeds": a.seeds,
+           "first_seed": a.first_seed,
            "jobs": a.jobs, "executor": a.executor, "executor_detail": where, "cpus_per_run": a.cpus_per_run,
            "memory_per_run": a.memory_per_run,
            "timing_override": a.timing, "time_scale_override": a.time_scale, "zonekv": zonekv,

@@ -82,7 +82,8 @@ int ExperimentCommand(int argc, char** argv) {
   flags.Define("list", "false", "list the experiments and exit", true);
   flags.Define("scale", "", "size factor (default: the experiment's own, see --list)");
   flags.Define("out", "", "output directory (default: out/NAME)");
-  flags.Define("seeds", "1", "runs per configuration, with seeds 1..N");
+  flags.Define("seeds", "1", "runs per configuration, with seeds first_seed..first_seed+N-1");
+  flags.Define("first_seed", "1", "the first seed, in [1, 1000000] (more seeds for an earlier sweep)");
   flags.Define("jobs", "2", "runs executed in parallel (--executor=local)");
   flags.Define("executor", "local",
                "where the runs execute: local (this machine), ray (Ray's choice: $RAY_ADDRESS, else a Ray "
@@ -108,10 +109,11 @@ int ExperimentCommand(int argc, char** argv) {
     return 0;
   }
   bool list = false;
-  uint64_t seeds = 0, jobs = 0;
+  uint64_t seeds = 0, first_seed = 0, jobs = 0;
   double scale = 0;
   if (s.ok()) s = flags.Bool("list", &list);
   if (s.ok()) s = flags.Uint("seeds", &seeds);
+  if (s.ok()) s = flags.Uint("first_seed", &first_seed);
   if (s.ok()) s = flags.Uint("jobs", &jobs);
   if (s.ok() && !flags.Str("scale").empty()) s = flags.Double("scale", &scale);
   if (s.ok() && !flags.Str("scale").empty() && !(scale > 0 && scale <= 1)) {
@@ -137,6 +139,9 @@ int ExperimentCommand(int argc, char** argv) {
   uint64_t memory_per_run = 0;
   if (s.ok()) s = flags.Bytes("memory_per_run", &memory_per_run);
   if (s.ok() && seeds == 0) s = Status::InvalidArgument("--seeds must be at least 1");
+  if (s.ok() && (first_seed == 0 || first_seed > 1000000)) {
+    s = Status::InvalidArgument("--first_seed must be in [1, 1000000]");
+  }
   if (s.ok() && (jobs == 0 || jobs > 64)) s = Status::InvalidArgument("--jobs must be in [1, 64]");
   if (s.ok() && !flags.Str("timing").empty()) {
     // The device spec parser knows the profiles and names them in its error.
@@ -178,6 +183,7 @@ int ExperimentCommand(int argc, char** argv) {
     if (!flags.Str("scale").empty()) args.push_back("--scale=" + flags.Str("scale"));
     if (!flags.Str("out").empty()) args.push_back("--out=" + flags.Str("out"));
     args.push_back("--seeds=" + std::to_string(seeds));
+    args.push_back("--first_seed=" + std::to_string(first_seed));
     args.push_back("--jobs=" + std::to_string(jobs));
     if (!flags.Str("timing").empty()) args.push_back("--timing=" + flags.Str("timing"));
     if (!flags.Str("time_scale").empty()) args.push_back("--time_scale=" + flags.Str("time_scale"));

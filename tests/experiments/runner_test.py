@@ -192,6 +192,17 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("4 of 6 runs already done", err)
         self.assertEqual(calls(os.path.join(self.dir, "logs")) - calls_before, 4)
 
+    def test_first_seed_runs_the_later_seeds_only(self):
+        rc, _ = self.main("--first_seed=3")
+        with open(os.path.join(self.dir, "results.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["first_seed"], 3)
+        self.assertEqual(sorted({r["seed"] for r in doc["runs"]}), [3, 4])
+        self.assertEqual(len(doc["runs"]), 6)
+        with self.assertRaises(run.UsageError) as cm:
+            self.main("--first_seed=0")
+        self.assertIn("--first_seed=0", str(cm.exception))
+
     def test_bad_executor_is_a_usage_error(self):
         with self.assertRaises(run.UsageError) as cm:
             self.main("--executor=spark")
