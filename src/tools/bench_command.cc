@@ -54,7 +54,8 @@ void DefineFlags(Flags* f) {
   f->Define("fs", "zonekv", "zonekv (on --device) or posix (RocksDB's default file system in --db)");
   f->Define("device", kDefaultDevice, "device spec (see 'zonekv device --help')");
   f->Define("db", "", "--fs=posix: database directory (its RocksDB files are destroyed first)");
-  f->Define("scheme", "", "named preset of policies and RocksDB knobs (--list_schemes; default coop, baseline with --fs=posix)");
+  f->Define("scheme", "",
+            "named preset of policies and RocksDB knobs (--list_schemes; default coop, baseline with --fs=posix)");
   f->Define("list_schemes", "false", "print the schemes and their knobs, then exit", true);
   f->Define("list_policies", "false", "print every policy family's policies, their help and knobs, then exit", true);
   f->Define("json", "", "write the result document here (also when the run fails)");
