@@ -521,7 +521,11 @@ Status RunBench(const BenchConfig& requested, BenchOutput* out) {
     if (!s.ok()) return Status::InvalidArgument("--" + k + "=" + v + ": " + s.message());
   }
   std::unique_ptr<Controllers> controllers;
-  ZONEKV_RETURN_IF_ERROR(Controllers::Prepare(copts, storage->Hooks(), &options, &controllers));
+  if (Status s = Controllers::Prepare(copts, storage->Hooks(), &options, &controllers); !s.ok()) {
+    // A knob the storage cannot serve may come from the scheme, not a flag: say which scheme.
+    if (!s.Is(Status::Code::kInvalidArgument)) return s;
+    return Status::InvalidArgument("scheme " + scheme.name + " on --fs=" + config.fs + ": " + s.message());
+  }
 
   // Everything effective, recorded before the run so that a failure still has it.
   Json cfg = storage->Config();

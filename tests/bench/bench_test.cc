@@ -328,6 +328,13 @@ TEST(BenchTest, ZoneAwareControllersNeedTheZonedFileSystem) {
   Status s = RunBench(c, &out);
   EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << s.ToString();
   EXPECT_NE(s.message().find("--fs=zonekv"), std::string::npos);
+
+  // A zone-aware part that comes from the scheme names the scheme.
+  c.controller_knobs.clear();
+  c.scheme = "coop";
+  s = RunBench(c, &out);
+  EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument)) << s.ToString();
+  EXPECT_NE(s.message().find("scheme coop on --fs=posix: "), std::string::npos) << s.ToString();
 }
 
 TEST(BenchTest, NoSpaceStillProducesAReport) {
