@@ -25,7 +25,7 @@ MEMTABLE_BYTES = 64 * common.MiB
 VALUE_BYTES = 16384
 KEY_BYTES = 16  # db_bench's default key size, which `zonekv bench` uses
 LEVELS = [20, 30, 40, 50, 60, 70, 80]
-SCHEMES = ["baseline", "baza+", "baza+space"]
+SCHEMES = ["baseline", "baza+", "baza+space", "coop"]  # coop: the default, best on the coop matrix (issue 20)
 PROFILE = "zn540"
 PASSES = ["fillrandom", "overwrite", "overwrite", "overwrite"]
 
