@@ -82,6 +82,13 @@ CompactionInputs InputsFor(const rocksdb::ColumnFamilyMetaData& meta, uint64_t m
   return in;
 }
 
+// Zones that are empty and not busy (for the log).
+uint32_t EmptyZones(const FsView& v) {
+  uint32_t n = 0;
+  for (const auto& z : v.zones) n += !z.busy && z.empty() && z.state == ZoneState::kEmpty ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 SpaceGcController::SpaceGcController(std::unique_ptr<SpaceGcPolicy> policy, SpaceGcOptions opts, SpaceGcFsHooks fs,
@@ -280,10 +287,11 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
     if (LogRounds() && writer_waiting && pick->files == 0) {
       std::fprintf(stderr,
                    "space gc: a writer waits, nothing to collect: %s (%zu blob files, %llu MiB known garbage, oldest's "
-                   "live bytes %llu MiB, free %llu MiB)\n",
+                   "live bytes %llu MiB, free %llu MiB, %u empty zones, room %llu MiB)\n",
                    pick->reason, sv.blob_files.size(), static_cast<unsigned long long>(garbage_before >> 20),
                    static_cast<unsigned long long>(sv.blob_files.empty() ? 0 : sv.blob_files[0].live_bytes() >> 20),
-                   static_cast<unsigned long long>(sv.fs.free_bytes() >> 20));
+                   static_cast<unsigned long long>(sv.fs.free_bytes() >> 20), EmptyZones(sv.fs),
+                   static_cast<unsigned long long>(pick->plan_bytes >> 20));
     }
     return Status::OK();
   }
@@ -313,13 +321,14 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
     FsView after = fs_.view(ViewFiles::kNone);
     std::fprintf(stderr,
                  "space gc: %s%zu of %zu blob files (<= %llu): relocate <= %llu MiB, garbage %llu MiB, %u zones; "
-                 "free %llu -> %llu MiB in %.2f s (%s)%s%s\n",
+                 "free %llu -> %llu MiB, empty zones %u -> %u, in %.2f s (%s)%s%s\n",
                  pick->discover ? "discover, " : "", pick->files, sv.blob_files.size(),
                  static_cast<unsigned long long>(pick->max_number),
                  static_cast<unsigned long long>(pick->relocate_bytes >> 20),
                  static_cast<unsigned long long>(pick->garbage_bytes >> 20), pick->zones_freed,
                  static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
-                 static_cast<unsigned long long>(after.free_bytes() >> 20), us / 1e6, pick->reason,
+                 static_cast<unsigned long long>(after.free_bytes() >> 20), EmptyZones(sv.fs), EmptyZones(after),
+                 us / 1e6, pick->reason,
                  s.ok() ? "" : ": ", s.ok() ? "" : s.ToString().c_str());
   }
   if (pick->discover) {
