@@ -111,7 +111,7 @@ int ZoneFs::Impl::CleanOnce() {
     MutexLock l(&mu_);
     ZoneEntry& e = zones_[z];
     e.cleaning = false;
-    if (migrated && e.valid_bytes == 0 && !e.busy() && e.wp_bytes > 0 && ResetZoneLocked(z).ok()) {
+    if (migrated && e.dead() && !e.busy() && ResetZoneLocked(z).ok()) {
       counters_.resets_zc++;
       reset++;
     }

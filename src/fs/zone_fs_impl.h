@@ -185,6 +185,8 @@ struct ZoneEntry {
   bool busy() const {
     return owner != 0 || in_io || cleaning || cleaner_target || resetting || finishing || closing;
   }
+  // Written and holding no valid data: a RESET frees the whole zone.
+  bool dead() const { return wp_bytes > 0 && valid_bytes == 0; }
   // Counts `bytes` (a block multiple) of o's data as valid in the zone.
   void AddValid(ValidOwner o, uint64_t bytes);
   // Takes back bytes AddValid counted (never below zero).
@@ -363,12 +365,13 @@ class ZoneFs::Impl {
   Status AcquireZoneLocked(FileRecord* f, uint64_t want) ZONEKV_REQUIRES(mu_);
   // REQUIRES: zone z not busy.
   [[nodiscard]] Status FinishZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
-  // Gives back zone z's active resource: a RESET if no valid data is left
-  // in it (no padding; the zone comes back empty; counted in
-  // finishes_avoided, not as a reset policy's runtime reset), else a FINISH. REQUIRES: zone z not busy and active.
+  // Gives back zone z's active resource: a RESET if the zone is dead (no
+  // padding; the zone comes back empty; counted in finishes_avoided, not as
+  // a reset policy's runtime reset), else a FINISH.
+  // REQUIRES: zone z not busy and active.
   [[nodiscard]] Status ReleaseActiveZoneLocked(uint32_t z) ZONEKV_REQUIRES(mu_);
-  // A data zone that is active, not busy, written and holds no valid data
-  // (so a reset, not a finish, frees its active resource), or kNoZone.
+  // A data zone that is active, not busy and dead (so a reset, not a
+  // finish, frees its active resource), or kNoZone.
   uint32_t DeadActiveZoneLocked() const ZONEKV_REQUIRES(mu_);
   static constexpr uint32_t kNoZone = UINT32_MAX;
   // REQUIRES: zone z not busy and holding no valid data. Makes the journal

@@ -243,14 +243,14 @@ int ZoneFs::Impl::ApplyFinishPolicyLocked(const FsView& v, Status* failed) {
 uint32_t ZoneFs::Impl::DeadActiveZoneLocked() const {
   for (uint32_t z = meta_zones_; z < geo_.nr_zones; z++) {
     const ZoneEntry& e = zones_[z];
-    if (!e.busy() && IsActive(e.state) && e.wp_bytes > 0 && e.valid_bytes == 0) return z;
+    if (!e.busy() && IsActive(e.state) && e.dead()) return z;
   }
   return kNoZone;
 }
 
 Status ZoneFs::Impl::ReleaseActiveZoneLocked(uint32_t z) {
   const ZoneEntry& e = zones_[z];
-  if (e.valid_bytes != 0 || e.wp_bytes == 0 || opts_.read_only) return FinishZoneLocked(z);
+  if (!e.dead() || opts_.read_only) return FinishZoneLocked(z);
   // Not the reset policy's decision: counted apart from resets_runtime
   // and R_WP, and in EZRC.
   ZONEKV_RETURN_IF_ERROR(ResetZoneLocked(z));
@@ -271,7 +271,7 @@ int ZoneFs::Impl::ResetZonesLocked(const std::vector<uint32_t>& picks, Status* f
     if (z < meta_zones_ || z >= geo_.nr_zones) continue;
     // Checked now, not from the view: earlier resets released mu_.
     ZoneEntry& e = zones_[z];
-    if (e.busy() || e.valid_bytes != 0 || e.wp_bytes == 0) continue;
+    if (e.busy() || !e.dead()) continue;
     double frac = static_cast<double>(e.wp_bytes) / static_cast<double>(e.capacity_bytes);
     if (Status rs = ResetZoneLocked(z); !rs.ok()) {
       if (failed != nullptr) *failed = rs;
