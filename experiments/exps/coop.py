@@ -3,7 +3,8 @@ and `coop`, the scheme that composes them all (issue 20).
 
 Workloads, each on its own paper's device, geometry and timing profile, as
 that paper's experiment builds them (at `--scale` times that experiment's
-default scale):
+default scale; Same-Victim's and GC vs GC-free's at 4x that, see SV_FACTOR
+and GC_FACTOR):
 
   Same-Victim GC   YCSB WL(A) with BlobDB        (same-victim, zn540)
   FAR              fillrandom, the medium size   (far, cosmos)
@@ -41,6 +42,12 @@ FILL_SCALE = 0.0625  # the fill experiment's device at 1/16: 64 zones of 4 MiB
 # GC vs GC-free's fillrandom at 4x that experiment's default scale (1/8 of the
 # study's: 64 zones of 32 MiB, 375k operations): at 1/32 a run lasts 2 s.
 GC_FACTOR = 4
+# Same-Victim's WL(A) at 4x that experiment's default scale (1/16 of the
+# study's: 64 zones of 64 MiB, 196,608 records of 8 KiB). At 1/64 a run lasts
+# 6 s, CPU-bound with the dies 10-15% busy: zone cleaning hardly costs time,
+# and seeds spread +-5-8%. At 1/16 runs last 20-30 s and the baseline's zone
+# cleaning copies 2.2-2.5 GiB (notes/issue-20.md, session 14).
+SV_FACTOR = 4
 
 # Flags that choose policies: dropped from a workload's command so that each
 # scheme runs with its own (see the module docstring).
@@ -64,7 +71,8 @@ def _workloads(scale):
     """(name, paper, primary metric title, primary path, higher is better,
     the paper's best scheme, flags, effective scale) per workload."""
     sv, far, sz, gc, fill = (_module(n) for n in ("same-victim", "far", "same-zone", "gc-vs-gcfree", "fill"))
-    s_sv, s_far, s_sz = (m.DEFAULT_SCALE * scale for m in (sv, far, sz))
+    s_far, s_sz = (m.DEFAULT_SCALE * scale for m in (far, sz))
+    s_sv = sv.DEFAULT_SCALE * SV_FACTOR * scale
     s_gc = gc.DEFAULT_SCALE * GC_FACTOR * scale
     s_fill = FILL_SCALE * scale
     fill_args = None
@@ -163,18 +171,25 @@ def summarize(results, scale):
             "device WA = device writes (host + FINISH padding) / user bytes. A run that ended in an error "
             "(NoSpace) counts as failed, and its throughput and WA are left out (n/a where no run completed); "
             "how far it got is in the primary-metric table below.\n\n")
+    # A run matrix cut down with --only leaves workloads and schemes out: no row for them.
+    ran = {(r["scheme"], r["workload"]) for r in results}
+    wls = [w for w in wls if any((s, w[0]) in ran for s in SCHEMES)]
     rows = []
     for name, paper, _, _, _, best, _, eff in wls:
+        first = True
         for scheme in SCHEMES:
             failed, n = _failed(results, scheme, name)
+            if n == 0:
+                continue
             tput = _per_seed(results, scheme, name, _tput)
             wa = _per_seed(results, scheme, name, _device_wa)
-            rows.append([name if scheme == "baseline" else "", scheme + (" (paper's best)" if scheme == best else ""),
+            rows.append([name if first else "", scheme + (" (paper's best)" if scheme == best else ""),
                          "%d/%d" % (n - failed, n), common.cell(tput), common.fmt(_ratio(results, scheme, name, _tput), 3),
                          common.cell(wa), common.fmt(_ratio(results, scheme, name, _device_wa), 3),
                          common.cell(_per_seed(results, scheme, name, lambda d: common.get(d, "fs.ezrc"))),
                          common.cell(_per_seed(results, scheme, name, _zc_copy), 1 / common.MiB),
                          common.cell(_per_seed(results, scheme, name, lambda d: common.get(d, "workload.cpu_us_per_op")))])
+            first = False
     text += common.table(["workload", "scheme", "runs ok", "ops/s", "ops/s / base", "device WA", "WA / base",
                           "EZRC", "ZC copy MiB", "CPU us/op"], rows) + "\n\n"
 
@@ -199,7 +214,7 @@ def summarize(results, scale):
 
     text += "### Combined: geometric mean over the workloads of each ratio to the baseline\n\n"
     rows = []
-    for scheme in SCHEMES:
+    for scheme in [s for s in SCHEMES if any((s, w[0]) in ran for w in wls)]:
         t = _geomean([_ratio(results, scheme, w[0], _tput) for w in wls])
         wa = _geomean([_ratio(results, scheme, w[0], _device_wa) for w in wls])
         failed = sum(_failed(results, scheme, w[0])[0] for w in wls)

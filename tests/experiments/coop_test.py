@@ -39,6 +39,9 @@ class CoopTest(unittest.TestCase):
             self.assertEqual(policy, [], r["label"])
             self.assertEqual(len([a for a in r["args"] if a.startswith("--scale=")]), 1)
         # The paper experiments' environment flags are what got dropped.
+        # Same-Victim's and GC-vs-GC-free's workloads run at 4x their experiments' default scale.
+        wla = [r for r in runs if r["workload"].startswith("Same-Victim")][0]
+        self.assertIn("--scale=0.0625", wla["args"])
         far = [r for r in runs if r["workload"].startswith("FAR")][0]
         self.assertNotIn("--zc=greedy", far["args"])
         self.assertTrue(any(a.startswith("--device=") and "timing=cosmos" in a for a in far["args"]))
@@ -58,6 +61,20 @@ class CoopTest(unittest.TestCase):
         self.assertEqual(coop._failed(results, "coop", w), (1, 2))
         text = coop.summarize(results, 1.0)
         self.assertIn("| 1/2 | 150", text)
+
+    def test_a_cut_down_matrix_has_rows_only_for_what_ran(self):
+        wls = [w[0] for w in coop._workloads(1.0)]
+        results = [
+            {"scheme": "baseline", "workload": wls[0], "seed": 1, "json": doc(100, host=4_000_000)},
+            {"scheme": "coop", "workload": wls[0], "seed": 1, "json": doc(150, host=2_000_000)},
+        ]
+        text = coop.summarize(results, 1.0)
+        self.assertIn("| %s | baseline | 1/1 |" % wls[0], text)
+        self.assertIn("|  | coop | 1/1 | 150", text)
+        for w in wls[1:]:
+            self.assertNotIn(w, text)
+        self.assertNotIn("a-caza", text)
+        self.assertNotIn("0/0", text)
 
     def test_a_row_whose_baseline_never_completed_compares_operations_done(self):
         w = coop._workloads(1.0)[-1][0]
