@@ -112,17 +112,23 @@ def _ratio_text(a, b):
     return "%.0f%% less" % (100 * r) if r >= 0 else "%.0f%% more" % (-100 * r)
 
 
+def _policies(results, sweep):
+    """The policies with runs in one sweep (all of them unless --only cut some out)."""
+    return [p for p in ALL_POLICIES if any(r.get("sweep") == sweep and r.get("policy") == p for r in results)]
+
+
 def _size_section(results, scale, lines):
     sizes = common.sweep_xs(results, "size")
     if not sizes:
         return
     pol = "results.steady.policy_ns_per_io"
+    policies = _policies(results, "size")
     lines.append("## CPU overhead vs device size (ns per user write; paper Fig. 4)\n")
     lines.append("Policy CPU = hook time (maintenance) + victim selection time per user write, steady half. "
                  "Cells: median [min-max] over seeds. Zones per size: %s.\n"
                  % ", ".join("%d GB = %d" % (g, _device_bytes(g, scale) // MiB) for g in sizes))
     rows = []
-    for p in ALL_POLICIES:
+    for p in policies:
         first, last = _med(results, pol, sweep="size", policy=p, x=sizes[0]), \
             _med(results, pol, sweep="size", policy=p, x=sizes[-1])
         growth = "x%.2f" % (last / first) if first and not math.isnan(first) and not math.isnan(last) else "n/a"
@@ -158,7 +164,7 @@ def _size_section(results, scale, lines):
                  "calls per user write; ns/hook = maintenance per hook call; selection = victim selection per "
                  "user write and per victim. Medians over seeds.\n")
     rows = []
-    for p in ALL_POLICIES:
+    for p in policies:
         m = dict(sweep="size", policy=p, x=big)
         paper_pct = PAPER["memory_pct"].get(p)
         rows.append([p, common.fmt(_med(results, "results.steady.maintenance_ns_per_io", **m)),
@@ -199,9 +205,9 @@ def _size_section(results, scale, lines):
     lines.append("\n## Steady WAF per size: CCB makes cost-benefit's choices\n")
     waf = "results.steady.waf"
     rows = []
-    for p in ALL_POLICIES:
+    for p in policies:
         rows.append([p] + [_cell(results, waf, sweep="size", policy=p, x=gb) for gb in sizes])
-    worst = 0.0
+    worst = None  # largest |CCB / CB - 1| over the sizes where both ran
     ratio_row = ["ccb / cost-benefit"]
     for gb in sizes:
         a = _med(results, waf, sweep="size", policy="ccb", x=gb)
@@ -209,12 +215,14 @@ def _size_section(results, scale, lines):
         if math.isnan(a) or math.isnan(b):
             ratio_row.append("n/a")
             continue
-        worst = max(worst, abs(a / b - 1))
+        worst = max(worst or 0.0, abs(a / b - 1))
         ratio_row.append("%.4f" % (a / b))
-    rows.append(ratio_row)
+    if worst is not None:
+        rows.append(ratio_row)
     lines.append(common.table(["policy"] + ["%d GB" % g for g in sizes], rows))
-    lines.append("\nLargest |CCB / CB - 1| = %.2f%% (band: %.0f%%; paper: \"identical WA compared to CB\") -> %s.\n"
-                 % (100 * worst, 100 * CCB_WAF_BAND, "within" if worst <= CCB_WAF_BAND else "OUTSIDE"))
+    if worst is not None:
+        lines.append("\nLargest |CCB / CB - 1| = %.2f%% (band: %.0f%%; paper: \"identical WA compared to CB\") -> %s.\n"
+                     % (100 * worst, 100 * CCB_WAF_BAND, "within" if worst <= CCB_WAF_BAND else "OUTSIDE"))
 
 
 def _thread_section(results, scale, lines):
@@ -230,8 +238,9 @@ def _thread_section(results, scale, lines):
                  "others spin and yield; throughput cannot scale past 2 and CPU per I/O rises with "
                  "contention. The paper ran 1..64 threads on 10 cores.\n")
     pol = "results.steady.policy_ns_per_io"
+    policies = _policies(results, "threads")
     rows = []
-    for p in ALL_POLICIES:
+    for p in policies:
         row = [p]
         for t in threads:
             row.append("%s / %s" % (common.fmt(_med(results, pol, sweep="threads", policy=p, x=t)),
@@ -249,7 +258,7 @@ def _thread_section(results, scale, lines):
     lines.append("\nThroughput (thousand operations per second, wall clock) and process CPU per operation "
                  "(all threads, whole FTL + workload generator), medians over seeds:\n")
     rows = []
-    for p in ALL_POLICIES:
+    for p in policies:
         rows.append([p] + ["%s / %s" % (common.fmt(_med(results, "results.kiops", sweep="threads", policy=p, x=t)),
                                         common.fmt(_med(results, "results.process_cpu_ns_per_op", sweep="threads",
                                                         policy=p, x=t)))
@@ -292,26 +301,28 @@ def plot(results, outdir):
     pol = "results.steady.policy_ns_per_io"
     sizes = common.sweep_xs(results, "size")
     if sizes:
-        series = {p: [_med(results, pol, sweep="size", policy=p, x=g) for g in sizes] for p in ALL_POLICIES}
+        policies = _policies(results, "size")
+        series = {p: [_med(results, pol, sweep="size", policy=p, x=g) for g in sizes] for p in policies}
         paths.append(_line_chart(common.outpath(outdir, "ccb_cpu_vs_size.png"),
                                  "GC CPU per I/O vs device size (paper Fig. 4)", sizes, series,
                                  "device size (paper GB; run scaled)", "ns per I/O", logx=False, logy=True))
         big = sizes[-1]
         paths.append(common.bar_chart(
-            common.outpath(outdir, "ccb_cpu_split.png"), "CPU split at %d GB (paper Fig. 2)" % big, ALL_POLICIES,
+            common.outpath(outdir, "ccb_cpu_split.png"), "CPU split at %d GB (paper Fig. 2)" % big, policies,
             {"maintenance": [_med(results, "results.steady.maintenance_ns_per_io", sweep="size", policy=p, x=big)
-                             for p in ALL_POLICIES],
+                             for p in policies],
              "selection": [_med(results, "results.steady.selection_ns_per_io", sweep="size", policy=p, x=big)
-                           for p in ALL_POLICIES]},
+                           for p in policies]},
             "ns per I/O"))
     threads = common.sweep_xs(results, "threads")
     if threads:
-        series = {p: [_med(results, pol, sweep="threads", policy=p, x=t) for t in threads] for p in ALL_POLICIES}
+        policies = _policies(results, "threads")
+        series = {p: [_med(results, pol, sweep="threads", policy=p, x=t) for t in threads] for p in policies}
         paths.append(_line_chart(common.outpath(outdir, "ccb_cpu_vs_threads.png"),
                                  "GC CPU per I/O vs threads (paper Fig. 5)", threads, series,
                                  "writer threads", "ns per I/O (hooks + selection)", logy=True))
         series = {p: [_med(results, "results.kiops", sweep="threads", policy=p, x=t) for t in threads]
-                  for p in ALL_POLICIES}
+                  for p in policies}
         paths.append(_line_chart(common.outpath(outdir, "ccb_kiops_vs_threads.png"),
                                  "FTL throughput vs threads (2 cores)", threads, series,
                                  "writer threads", "thousand ops / s"))
