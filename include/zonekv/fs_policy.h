@@ -88,6 +88,8 @@ struct ZoneView {
   uint64_t remaining_bytes() const { return capacity_bytes - written_bytes; }
   bool empty() const { return written_bytes == 0; }
   bool full() const { return state == ZoneState::kFull; }
+  // Empty and held by no one: a writer may open it.
+  bool free_empty() const { return !busy && empty() && state == ZoneState::kEmpty; }
 };
 
 // One live file: its hints and where its bytes are.
@@ -230,6 +232,8 @@ struct FsView {
   uint64_t reclaimable_bytes() const;
   // free / (free + used + reclaimable), in [0, 1].
   double free_ratio() const;
+  // Zones that are free_empty() (the zones kept back show busy, so not these).
+  uint32_t empty_zones() const;
   const FileView* FindFile(uint64_t id) const;
   // The zone with this device zone id, or nullptr (metadata zones are not in the view).
   const ZoneView* FindZone(uint32_t id) const;

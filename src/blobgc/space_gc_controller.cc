@@ -82,13 +82,6 @@ CompactionInputs InputsFor(const rocksdb::ColumnFamilyMetaData& meta, uint64_t m
   return in;
 }
 
-// Zones that are empty and not busy (for the log).
-uint32_t EmptyZones(const FsView& v) {
-  uint32_t n = 0;
-  for (const auto& z : v.zones) n += !z.busy && z.empty() && z.state == ZoneState::kEmpty ? 1 : 0;
-  return n;
-}
-
 }  // namespace
 
 SpaceGcController::SpaceGcController(std::unique_ptr<SpaceGcPolicy> policy, SpaceGcOptions opts, SpaceGcFsHooks fs,
@@ -290,7 +283,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
                    "live bytes %llu MiB, free %llu MiB, %u empty zones, room %llu MiB)\n",
                    pick->reason, sv.blob_files.size(), static_cast<unsigned long long>(garbage_before >> 20),
                    static_cast<unsigned long long>(sv.blob_files.empty() ? 0 : sv.blob_files[0].live_bytes() >> 20),
-                   static_cast<unsigned long long>(sv.fs.free_bytes() >> 20), EmptyZones(sv.fs),
+                   static_cast<unsigned long long>(sv.fs.free_bytes() >> 20), sv.fs.empty_zones(),
                    static_cast<unsigned long long>(pick->plan_bytes >> 20));
     }
     return Status::OK();
@@ -327,7 +320,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
                  static_cast<unsigned long long>(pick->relocate_bytes >> 20),
                  static_cast<unsigned long long>(pick->garbage_bytes >> 20), pick->zones_freed,
                  static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
-                 static_cast<unsigned long long>(after.free_bytes() >> 20), EmptyZones(sv.fs), EmptyZones(after),
+                 static_cast<unsigned long long>(after.free_bytes() >> 20), sv.fs.empty_zones(), after.empty_zones(),
                  us / 1e6, pick->reason,
                  s.ok() ? "" : ": ", s.ok() ? "" : s.ToString().c_str());
   }

@@ -42,7 +42,7 @@ void ZoneFs::Impl::BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView*
   // Empty zones kept back (the cleaner's, the recovery reserve): the
   // highest-numbered ones, shown busy.
   for (auto it = v.zones.rbegin(); it != v.zones.rend() && keep_empty > 0; ++it) {
-    if (!it->busy && it->empty() && it->state == ZoneState::kEmpty) {
+    if (it->free_empty()) {
       it->busy = true;
       keep_empty--;
     }

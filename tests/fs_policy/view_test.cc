@@ -33,6 +33,15 @@ TEST(FsViewTest, SpaceAccountingPartitionsCapacity) {
   EXPECT_DOUBLE_EQ(v.free_ratio(), 1.5 / 3.0);
 }
 
+TEST(FsViewTest, EmptyZonesAreTheUnwrittenOnesNoOneHolds) {
+  ViewBuilder b;
+  b.Zone(0, 0);                    // counted
+  b.Zone(0, 0).busy = true;        // held (a writer's, or kept back): not counted
+  b.Zone(kCap / 2, 0);             // written, no valid data: not empty
+  b.Zone(0, 0).state = ZoneState::kOffline;
+  EXPECT_EQ(b.view().empty_zones(), 1u);
+}
+
 TEST(PolicyOptionsTest, SetValidatesAndNamesTheKnob) {
   FsPolicyOptions o;
   EXPECT_TRUE(o.Set("zc", "greedy").ok());

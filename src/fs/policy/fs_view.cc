@@ -59,6 +59,12 @@ uint64_t FsView::free_bytes() const {
   return b;
 }
 
+uint32_t FsView::empty_zones() const {
+  uint32_t n = 0;
+  for (const auto& z : zones) n += z.free_empty() ? 1 : 0;
+  return n;
+}
+
 uint64_t FsView::used_bytes() const {
   uint64_t b = 0;
   for (const auto& z : zones) b += z.valid_bytes;
