@@ -288,11 +288,21 @@ bool ZoneFs::Impl::MigrateZone(uint32_t v) {
         // at their new place, by the writer's next commit.
         b.ReplaceExtents(f->meta.id, std::vector<Extent>(ext.begin(), ext.begin() + static_cast<long>(synced)));
       }
+      // A rename while the copies were made gave the file's bytes in v a
+      // new owner (RenameFile re-counts the extents the file has, not the
+      // copies in flight): the copies change owner with them.
+      const ValidOwner now = ValidOwner::Of(f->meta.hints);
       for (size_t j = k; j < end; j++) {
         uint64_t bytes = RoundUp(items[j].extent.length_bytes, bs_);
-        zones_[v].RemoveValid(items[j].owner, bytes);
-        counters_.zc_copy_bytes[static_cast<int>(items[j].owner.kind)] += bytes;
-        if (items[j].owner.kind == FileKind::kSst) {
+        zones_[v].RemoveValid(now, bytes);
+        if (items[j].owner != now) {
+          for (const Extent& p : moved[j - k]) {
+            zones_[p.zone].RemoveValid(items[j].owner, RoundUp(p.length_bytes, bs_));
+            zones_[p.zone].AddValid(now, RoundUp(p.length_bytes, bs_));
+          }
+        }
+        counters_.zc_copy_bytes[static_cast<int>(now.kind)] += bytes;
+        if (now.kind == FileKind::kSst) {
           const int level = f->meta.hints.level;
           const int slot = level >= 0 && level < ZoneFsStats::kZcLevels - 1 ? level : ZoneFsStats::kZcLevels - 1;
           counters_.zc_copy_sst_by_level[slot] += bytes;

@@ -155,6 +155,7 @@ struct ValidOwner {
   FileKind kind = FileKind::kOther;
   uint64_t number = 0;
   static ValidOwner Of(const FileHints& h) { return ValidOwner{h.kind, h.number}; }
+  bool operator==(const ValidOwner&) const = default;
 };
 
 // A zone as the engine tracks it. Guarded by the engine's mu_ (zones_).
