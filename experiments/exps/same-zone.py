@@ -125,19 +125,35 @@ def _mean(results, label, path):
     return common.mean_spread(common.values(results, label, path))[0]
 
 
+def _ran(results):
+    """The schemes and workloads of the scheme part that have runs (an --only
+    run leaves the others out: no rows, comparisons or bars for them)."""
+    runs = [r for r in results if r.get("part") == "schemes"]
+    schemes = [s for s in SCHEMES if any(r.get("scheme") == s for r in runs)]
+    workloads = [(w, d) for w, d in WORKLOADS if any(r.get("workload") == w for r in runs)]
+    return schemes, workloads
+
+
+def _swept(results):
+    return any(r.get("part") == "sweep" for r in results)
+
+
 def summarize(results, scale):
     zone = common.scaled_bytes(PAPER_ZONE, scale)
+    schemes, workloads = _ran(results)
     text = ("Scale %g of the Same-Zone Compaction paper: %d zones of %s, 16 B keys, %d B values, fillrandom of "
             "%d GB x s, YCSB A on %d GB x s (load, then as many operations), greedy zone cleaning.\n\n"
             % (scale, ZONES, common.size_flag(zone), VALUE, FILL_GB, YCSB_GB))
-    for wl, _ in WORKLOADS:
+    for wl, _ in workloads:
         text += "### %s\n\n" % wl
-        text += common.metric_table(results, METRICS, ["%s %s" % (s, wl) for s in SCHEMES]) + "\n\n"
+        text += common.metric_table(results, METRICS, ["%s %s" % (s, wl) for s in schemes]) + "\n\n"
     for scheme, ref, what in COMPARISONS:
+        if scheme not in schemes or ref not in schemes:
+            continue
         rows = []
         for title, path, paper_ratio, source in PAPER:
             rs = []
-            for wl, _ in WORKLOADS:
+            for wl, _ in workloads:
                 b, o = _mean(results, "%s %s" % (ref, wl), path), _mean(results, "%s %s" % (scheme, wl), path)
                 if b == b and o == o and b:
                     rs.append(o / b)
@@ -149,20 +165,22 @@ def summarize(results, scale):
         for metric, path, paper in (("S_same", "controllers.compactor.metrics.s_same_mean", "+0.05"),
                                     ("S_inval", "controllers.compactor.metrics.s_inval_mean", "+0.10")):
             diffs = [_mean(results, "%s %s" % (scheme, wl), path) - _mean(results, "%s %s" % (ref, wl), path)
-                     for wl, _ in WORKLOADS]
+                     for wl, _ in workloads]
             diffs = [d for d in diffs if d == d]
             ds.append([metric, paper, common.fmt(sum(diffs) / len(diffs)) if diffs else "n/a"])
         text += "%s - %s:\n\n" % (scheme, ref)
         text += common.table(["metric", "paper", "ours"], ds) + "\n\n"
-    text += "### ACC turning point sweep, fillrandom (paper Fig. 13)\n\n"
-    text += common.metric_table(results, METRICS,
-                                ["a-caza tp=%d lc=%s" % (tp, lc) for lc in ("true", "false") for tp in TURNING_POINTS])
-    return text + "\n"
+    if _swept(results):
+        text += "### ACC turning point sweep, fillrandom (paper Fig. 13)\n\n"
+        text += common.metric_table(results, METRICS, ["a-caza tp=%d lc=%s" % (tp, lc) for lc in ("true", "false")
+                                                       for tp in TURNING_POINTS]) + "\n"
+    return text
 
 
 def plot(results, outdir):
     figs = []
-    groups = [w for w, _ in WORKLOADS]
+    schemes, workloads = _ran(results)
+    groups = [w for w, _ in workloads]
     for path, title, ylabel, mult, name in [
         ("fs.zc_copy_bytes.sst", "ZC valid-data copy", "MiB", 1 / common.MiB, "sz_zc_copy.png"),
         ("workload.ops_per_sec", "PUT throughput", "KOPS/s", 1e-3, "sz_throughput.png"),
@@ -170,8 +188,12 @@ def plot(results, outdir):
         ("controllers.compactor.metrics.s_inval_mean", "S_inval", "S_inval", 1, "sz_s_inval.png"),
         ("fs.ezrc", "zone resets", "resets", 1, "sz_resets.png"),
     ]:
-        series = {s: [_mean(results, "%s %s" % (s, w), path) * mult for w in groups] for s in SCHEMES}
+        if not schemes:
+            break
+        series = {s: [_mean(results, "%s %s" % (s, w), path) * mult for w in groups] for s in schemes}
         figs.append(common.bar_chart(common.outpath(outdir, name), title, groups, series, ylabel))
+    if not _swept(results):
+        return figs
     tps = [str(t) for t in TURNING_POINTS]
     for path, title, ylabel, mult, name in [
         ("workload.ops_per_sec", "ACC sweep: PUT throughput", "KOPS/s", 1e-3, "sz_acc_tput.png"),

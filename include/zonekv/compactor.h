@@ -19,6 +19,8 @@
 //         the level sica would compact, the group with the highest S_same;
 //   acc   sica when the free-space ratio is above the turning point or the
 //         level is L0/L1 (the level constraint, switchable), zaca otherwise.
+// All three merge the newest L0 files into one L0 file while L0 -> L1 cannot
+// run, as RocksDB's leveled picker does (intra-L0; picked_by "intra-l0").
 //
 // Cross-layer hint (downward): before a job writes, the compactor calls
 // CompactorOptions::on_job_start with the job's output level, key range,
@@ -154,7 +156,7 @@ struct CompactionPick {
   // RocksDB would move the file instead of rewriting it (one input file, no
   // overlap in the output level). CompactFiles has no move: it rewrites.
   bool trivial_move = false;
-  const char* picked_by = "";           // "sica" or "zaca"
+  const char* picked_by = "";           // "sica", "zaca" or "intra-l0"
 };
 
 struct PickerOptions {

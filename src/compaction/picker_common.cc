@@ -221,12 +221,49 @@ std::vector<CandidateGroup> CandidateGroups(const LsmView& view, int level) {
   return groups;
 }
 
+bool PickIntraL0(const LsmView& view, CompactionPick* out) {
+  constexpr size_t kMinFiles = 4;  // RocksDB's kMinFilesForIntraL0Compaction
+  if (view.levels.empty()) return false;
+  const std::vector<SstFileView>& l0 = view.levels[0];  // newest first
+  const size_t trigger = static_cast<size_t>(std::max(0, view.level0_file_num_compaction_trigger));
+  if (l0.size() < trigger + 2 || l0.empty() || l0[0].being_compacted) return false;
+  uint64_t bytes = l0[0].size_bytes;
+  uint64_t per_removed = UINT64_MAX;  // bytes merged per file the merge removes
+  size_t end = 1;
+  for (; end < l0.size(); ++end) {
+    const uint64_t with = bytes + l0[end].size_bytes;
+    const uint64_t with_per_removed = with / end;
+    if (l0[end].being_compacted || with_per_removed > per_removed || with > view.max_compaction_bytes) break;
+    bytes = with;
+    per_removed = with_per_removed;
+  }
+  if (end < kMinFiles) return false;
+  CompactionPick p;
+  p.input_level = 0;
+  p.output_level = 0;
+  Range r;
+  for (size_t i = 0; i < end; ++i) {
+    p.input_files.push_back(l0[i].number);
+    r.Widen(l0[i]);
+  }
+  p.smallest_key = *r.smallest;
+  p.largest_key = *r.largest;
+  p.input_bytes = bytes;
+  p.score = LevelScores(view)[0];
+  p.picked_by = "intra-l0";
+  *out = std::move(p);
+  return true;
+}
+
 bool PickLeveled(const LsmView& view, const GroupChooser& choose, const char* picked_by,
                  CompactionPick* out) {
   std::vector<double> scores = LevelScores(view);
   for (int level : LevelsToCompact(scores)) {
     std::vector<CandidateGroup> groups = CandidateGroups(view, level);
-    if (groups.empty()) continue;
+    if (groups.empty()) {
+      if (level == 0 && PickIntraL0(view, out)) return true;
+      continue;
+    }
     const CandidateGroup& g = groups[choose(level, groups)];
     CompactionPick p;
     p.input_level = level;

@@ -51,9 +51,21 @@ std::vector<CandidateGroup> CandidateGroups(const LsmView& view, int level);
 // Chooses one of `groups` (non-empty) for `level`; returns its index.
 using GroupChooser = std::function<size_t(int level, const std::vector<CandidateGroup>& groups)>;
 
+// RocksDB's intra-L0 compaction (7.8, LevelCompactionBuilder::
+// PickIntraL0Compaction): when L0 holds at least
+// level0_file_num_compaction_trigger + 2 files and its newest file is not
+// being compacted, a run of the newest files, none being compacted, merged
+// into one L0 file: files join, newest first, while the bytes per file the
+// merge removes keep falling and the total stays within
+// max_compaction_bytes; at least 4 files. It lowers the L0 file count (and
+// so the writers' L0 slowdown and stop) while L0 -> L1 cannot run. False if
+// no such run exists.
+bool PickIntraL0(const LsmView& view, CompactionPick* out);
+
 // The leveled driver every picker shares: for each level in LevelsToCompact
 // order, take the first level that has a runnable group and let `choose`
-// pick among its groups. False if none.
+// pick among its groups; L0 with a score >= 1 and no runnable group falls
+// back to PickIntraL0, as RocksDB's leveled picker does. False if none.
 bool PickLeveled(const LsmView& view, const GroupChooser& choose, const char* picked_by,
                  CompactionPick* out);
 

@@ -181,5 +181,59 @@ TEST(Sica, TheLastLevelIsNeverAnInput) {
   EXPECT_FALSE(NewSicaPicker(false)->Pick(b.view(), nullptr, &p));
 }
 
+// L0 -> L1 blocked (the oldest L0 files and L1 are in a running job): as
+// RocksDB does, the newest L0 files are merged into one L0 file.
+TEST(IntraL0, MergesTheNewestFilesWhileL0ToL1IsBlocked) {
+  LsmBuilder b;
+  for (uint64_t n = 10; n < 15; ++n) b.File(0, n, 5, "a", "z");  // newest first
+  b.File(0, 15, 5, "a", "z", true).File(0, 16, 5, "a", "z", true);
+  b.File(1, 20, 50, "a", "z", true);
+  CompactionPick p = MustPick(NewSicaPicker(false).get(), b.view());
+  EXPECT_EQ(p.input_level, 0);
+  EXPECT_EQ(p.output_level, 0);
+  EXPECT_STREQ(p.picked_by, "intra-l0");
+  EXPECT_EQ(p.input_files, (std::vector<uint64_t>{10, 11, 12, 13, 14}));
+  EXPECT_TRUE(p.output_files.empty());
+  EXPECT_EQ(p.input_bytes, 25u);
+  EXPECT_DOUBLE_EQ(p.score, 5.0 / 4);
+  // Every picker shares the fallback.
+  ZoneLayout layout;
+  layout.free_ratio = 0.1;
+  EXPECT_EQ(MustPick(NewZacaPicker(false).get(), b.view(), &layout).input_files, p.input_files);
+  EXPECT_EQ(MustPick(NewAccPicker(false, 0.25, false).get(), b.view(), &layout).input_files, p.input_files);
+}
+
+TEST(IntraL0, FollowsRocksDbsLimits) {
+  auto blocked = [](const std::vector<uint64_t>& sizes) {
+    LsmBuilder b;
+    for (size_t i = 0; i < sizes.size(); ++i) b.File(0, 10 + i, sizes[i], "a", "z");
+    b.File(0, 30, 5, "a", "z", true).File(1, 40, 50, "a", "z", true);
+    return b;
+  };
+  CompactionPick p;
+  // Files join while the bytes per removed file fall: 10, 7.5, 6.7, then
+  // 60 / 4 = 15 stops before the large file.
+  LsmBuilder b = blocked({5, 5, 5, 5, 40, 5});
+  EXPECT_EQ(MustPick(NewSicaPicker(false).get(), b.view()).input_files, (std::vector<uint64_t>{10, 11, 12, 13}));
+  // At most max_compaction_bytes.
+  b.view().max_compaction_bytes = 15;
+  EXPECT_FALSE(PickIntraL0(b.view(), &p)) << "only 3 files fit";
+  // Fewer than trigger + 2 L0 files (the running job's included): no merge.
+  EXPECT_FALSE(PickIntraL0(blocked({5, 5, 5, 5}).view(), &p));
+  EXPECT_TRUE(PickIntraL0(blocked({5, 5, 5, 5, 5}).view(), &p));
+  // The newest file in a job, or fewer than 4 free newest files: no merge.
+  LsmBuilder busy = blocked({5, 5, 5, 5, 5});
+  busy.view().levels[0][0].being_compacted = true;
+  EXPECT_FALSE(PickIntraL0(busy.view(), &p));
+  busy.view().levels[0][0].being_compacted = false;
+  busy.view().levels[0][3].being_compacted = true;
+  EXPECT_FALSE(PickIntraL0(busy.view(), &p));
+  // L0 -> L1 runnable: the ordinary job, not a merge.
+  LsmBuilder free_l1;
+  for (uint64_t n = 10; n < 16; ++n) free_l1.File(0, n, 5, "a", "z");
+  free_l1.File(1, 40, 50, "a", "z");
+  EXPECT_EQ(MustPick(NewSicaPicker(false).get(), free_l1.view()).output_level, 1);
+}
+
 }  // namespace
 }  // namespace zonekv
