@@ -221,12 +221,12 @@ std::vector<CandidateGroup> CandidateGroups(const LsmView& view, int level) {
   return groups;
 }
 
-bool PickIntraL0(const LsmView& view, CompactionPick* out) {
+bool PickIntraL0(const LsmView& view, double l0_score, CompactionPick* out) {
   constexpr size_t kMinFiles = 4;  // RocksDB's kMinFilesForIntraL0Compaction
   if (view.levels.empty()) return false;
   const std::vector<SstFileView>& l0 = view.levels[0];  // newest first
   const size_t trigger = static_cast<size_t>(std::max(0, view.level0_file_num_compaction_trigger));
-  if (l0.size() < trigger + 2 || l0.empty() || l0[0].being_compacted) return false;
+  if (l0.size() < trigger + 2 || l0[0].being_compacted) return false;  // trigger + 2 >= 2: l0[0] exists
   uint64_t bytes = l0[0].size_bytes;
   uint64_t per_removed = UINT64_MAX;  // bytes merged per file the merge removes
   size_t end = 1;
@@ -249,7 +249,7 @@ bool PickIntraL0(const LsmView& view, CompactionPick* out) {
   p.smallest_key = *r.smallest;
   p.largest_key = *r.largest;
   p.input_bytes = bytes;
-  p.score = LevelScores(view)[0];
+  p.score = l0_score;
   p.picked_by = "intra-l0";
   *out = std::move(p);
   return true;
@@ -261,7 +261,7 @@ bool PickLeveled(const LsmView& view, const GroupChooser& choose, const char* pi
   for (int level : LevelsToCompact(scores)) {
     std::vector<CandidateGroup> groups = CandidateGroups(view, level);
     if (groups.empty()) {
-      if (level == 0 && PickIntraL0(view, out)) return true;
+      if (level == 0 && PickIntraL0(view, scores[0], out)) return true;
       continue;
     }
     const CandidateGroup& g = groups[choose(level, groups)];

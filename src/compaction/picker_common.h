@@ -59,8 +59,9 @@ using GroupChooser = std::function<size_t(int level, const std::vector<Candidate
 // merge removes keep falling and the total stays within
 // max_compaction_bytes; at least 4 files. It lowers the L0 file count (and
 // so the writers' L0 slowdown and stop) while L0 -> L1 cannot run. False if
-// no such run exists.
-bool PickIntraL0(const LsmView& view, CompactionPick* out);
+// no such run exists. `l0_score` (LevelScores(view)[0]) is reported as the
+// pick's score.
+bool PickIntraL0(const LsmView& view, double l0_score, CompactionPick* out);
 
 // The leveled driver every picker shares: for each level in LevelsToCompact
 // order, take the first level that has a runnable group and let `choose`

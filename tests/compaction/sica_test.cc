@@ -217,17 +217,17 @@ TEST(IntraL0, FollowsRocksDbsLimits) {
   EXPECT_EQ(MustPick(NewSicaPicker(false).get(), b.view()).input_files, (std::vector<uint64_t>{10, 11, 12, 13}));
   // At most max_compaction_bytes.
   b.view().max_compaction_bytes = 15;
-  EXPECT_FALSE(PickIntraL0(b.view(), &p)) << "only 3 files fit";
+  EXPECT_FALSE(PickIntraL0(b.view(), 1.0, &p)) << "only 3 files fit";
   // Fewer than trigger + 2 L0 files (the running job's included): no merge.
-  EXPECT_FALSE(PickIntraL0(blocked({5, 5, 5, 5}).view(), &p));
-  EXPECT_TRUE(PickIntraL0(blocked({5, 5, 5, 5, 5}).view(), &p));
+  EXPECT_FALSE(PickIntraL0(blocked({5, 5, 5, 5}).view(), 1.0, &p));
+  EXPECT_TRUE(PickIntraL0(blocked({5, 5, 5, 5, 5}).view(), 1.0, &p));
   // The newest file in a job, or fewer than 4 free newest files: no merge.
   LsmBuilder busy = blocked({5, 5, 5, 5, 5});
   busy.view().levels[0][0].being_compacted = true;
-  EXPECT_FALSE(PickIntraL0(busy.view(), &p));
+  EXPECT_FALSE(PickIntraL0(busy.view(), 1.0, &p));
   busy.view().levels[0][0].being_compacted = false;
   busy.view().levels[0][3].being_compacted = true;
-  EXPECT_FALSE(PickIntraL0(busy.view(), &p));
+  EXPECT_FALSE(PickIntraL0(busy.view(), 1.0, &p));
   // L0 -> L1 runnable: the ordinary job, not a merge.
   LsmBuilder free_l1;
   for (uint64_t n = 10; n < 16; ++n) free_l1.File(0, n, 5, "a", "z");

@@ -3,7 +3,6 @@
 (no zonekv runs): a sweep cut down with --only reports only the policies
 that ran, and claims nothing about a policy that did not."""
 
-import importlib.util
 import os
 import sys
 import unittest
@@ -13,9 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))
 sys.dont_write_bytecode = True
 
-spec = importlib.util.spec_from_file_location("ccb", os.path.join(ROOT, "experiments", "exps", "ccb.py"))
-ccb = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ccb)
+import run as runner  # noqa: E402  (loads experiments as it does for a user)
+
+ccb = runner.load_experiment("ccb")
 
 
 def run(policy, gb, ns, waf):

@@ -3,7 +3,6 @@
 builds and the ratios its summary computes, on made-up results (no zonekv
 runs)."""
 
-import importlib.util
 import os
 import sys
 import unittest
@@ -13,9 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))
 sys.dont_write_bytecode = True
 
-spec = importlib.util.spec_from_file_location("coop", os.path.join(ROOT, "experiments", "exps", "coop.py"))
-coop = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(coop)
+import run as runner  # noqa: E402  (loads experiments as it does for a user)
+
+coop = runner.load_experiment("coop")
 
 
 def doc(ops_per_sec, writes=1000, host=4_000_000, pad=0, value=1024):

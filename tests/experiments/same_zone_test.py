@@ -3,7 +3,6 @@
 made-up results (no zonekv runs): a run cut down with --only reports only
 the schemes and workloads that ran, and compares only pairs that both ran."""
 
-import importlib.util
 import os
 import sys
 import unittest
@@ -13,9 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))
 sys.dont_write_bytecode = True
 
-spec = importlib.util.spec_from_file_location("same_zone", os.path.join(ROOT, "experiments", "exps", "same-zone.py"))
-sz = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sz)
+import run as runner  # noqa: E402  (loads experiments as it does for a user)
+
+sz = runner.load_experiment("same-zone")
 
 
 def run(scheme, workload, ops, zc_mib, seed=1):

@@ -569,21 +569,45 @@ class WriteHookDevice final : public ZonedDevice {
   std::thread::id owner_ = std::this_thread::get_id();
 };
 
+namespace {
+
+// The set-up of the cleaner-race tests: a WriteHookDevice, options whose
+// greedy cleaner runs all the time (every 10 ms), and the file system
+// formatted and mounted with cleaning off, so that the test lays out its
+// files before it mounts again with `*opts`.
+void MountForCleanerRace(std::shared_ptr<WriteHookDevice>* hook, ZoneFsOptions* opts, std::shared_ptr<ZoneFs>* fs) {
+  *hook = std::make_shared<WriteHookDevice>(OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0"));
+  opts->policy.zc = "greedy";
+  opts->policy.zc_trigger_free_pct = 101;  // always clean
+  opts->zc_interval_ms = 10;
+  ASSERT_TRUE(ZoneFs::Format(hook->get(), *opts).ok());
+  ZoneFsOptions quiet = *opts;
+  quiet.policy.zc = "off";
+  ASSERT_TRUE(ZoneFs::Mount(*hook, quiet, fs).ok());
+}
+
+// The file system's stats once its cleaner has reset a zone, or after 5 s.
+Json WaitForACleanedZone(ZoneFs* fs) {
+  Json m;
+  for (int i = 0; i < 500; i++) {
+    m = fs->Stats().ToJson();
+    if (m.Find("resets_zc")->number() >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return m;
+}
+
+}  // namespace
+
 // Fsck on a mounted file system while the cleaner is between copying a
 // file's extents and swapping them in: the copies already count as valid
 // bytes of the cleaner's zone. Fsck must not call that an inconsistency
 // (it did: a rare failure of the RocksDB cleaning test's final fsck).
 TEST(EngineTest, FsckIsCleanWhileTheCleanerCopies) {
-  auto hook = std::make_shared<WriteHookDevice>(OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0"));
+  std::shared_ptr<WriteHookDevice> hook;
   ZoneFsOptions opts;
-  opts.policy.zc = "greedy";
-  opts.policy.zc_trigger_free_pct = 101;  // always clean
-  opts.zc_interval_ms = 10;
-  ASSERT_TRUE(ZoneFs::Format(hook.get(), opts).ok());
-  ZoneFsOptions quiet = opts;
-  quiet.policy.zc = "off";
   std::shared_ptr<ZoneFs> fs;
-  ASSERT_TRUE(ZoneFs::Mount(hook, quiet, &fs).ok());
+  ASSERT_NO_FATAL_FAILURE(MountForCleanerRace(&hook, &opts, &fs));
   auto rfs = fs->file_system();
   // A file of several extents in one zone (each Sync ends an extent), and a
   // dead file beside it so that the zone is a victim.
@@ -617,12 +641,7 @@ TEST(EngineTest, FsckIsCleanWhileTheCleanerCopies) {
     hook->first_hooked_zone = fs->View().zones.front().id;  // the first data zone
     live = fs.get();
   }
-  Json m;
-  for (int i = 0; i < 500; i++) {
-    m = fs->Stats().ToJson();
-    if (m.Find("resets_zc")->number() >= 1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  Json m = WaitForACleanedZone(fs.get());
   {
     std::lock_guard<std::mutex> l(mu);
     live = nullptr;
@@ -641,16 +660,10 @@ TEST(EngineTest, FsckIsCleanWhileTheCleanerCopies) {
 // SstIndexEngineTest under ASan, whose timing let the rename fall between
 // the copy and the swap.
 TEST(EngineTest, RenameWhileTheCleanerCopiesMovesTheCopiesAccounting) {
-  auto hook = std::make_shared<WriteHookDevice>(OpenTestDevice("ram:zones=16,zone_size=1M,max_open=14,max_active=14,auto_close=0"));
+  std::shared_ptr<WriteHookDevice> hook;
   ZoneFsOptions opts;
-  opts.policy.zc = "greedy";
-  opts.policy.zc_trigger_free_pct = 101;  // always clean
-  opts.zc_interval_ms = 10;
-  ASSERT_TRUE(ZoneFs::Format(hook.get(), opts).ok());
-  ZoneFsOptions quiet = opts;
-  quiet.policy.zc = "off";
   std::shared_ptr<ZoneFs> fs;
-  ASSERT_TRUE(ZoneFs::Mount(hook, quiet, &fs).ok());
+  ASSERT_NO_FATAL_FAILURE(MountForCleanerRace(&hook, &opts, &fs));
   auto rfs = fs->file_system();
   const std::string data = Pattern(1, 512 << 10);
   ASSERT_TRUE(WriteFile(rfs.get(), "/000001.sst", data).ok());
@@ -667,12 +680,7 @@ TEST(EngineTest, RenameWhileTheCleanerCopiesMovesTheCopiesAccounting) {
   };
   ASSERT_TRUE(ZoneFs::Mount(hook, opts, &fs).ok());
   hook->first_hooked_zone = fs->View().zones.front().id;  // the first data zone
-  Json m;
-  for (int i = 0; i < 500; i++) {
-    m = fs->Stats().ToJson();
-    if (m.Find("resets_zc")->number() >= 1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  Json m = WaitForACleanedZone(fs.get());
   hook->on_write = nullptr;
   ASSERT_TRUE(renamed.load());
   ASSERT_EQ(rename_error, "OK");
