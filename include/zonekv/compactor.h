@@ -229,10 +229,12 @@ struct CompactorOptions {
   // max_background_compactions if > 0, else max(1, jobs - max(1, jobs / 4))
   // with jobs = max_background_jobs.
   int threads = 0;
-  // Passed to CompactionOptions::max_subcompactions; 0 = the DB's option.
-  // RocksDB 7.8 forms subcompactions only for kCompactionStyleLevel and
-  // Universal, so under kCompactionStyleNone every job runs as one
-  // (Stats counts OnSubcompactionBegin calls to show it).
+  // Passed to CompactionOptions::max_subcompactions for L0 jobs (0 = the
+  // DB's option); other jobs run as one, as RocksDB's own non-L0 jobs do.
+  // RocksDB 7.8 forms subcompactions only under kCompactionStyleLevel and
+  // Universal, so in the external mode (kCompactionStyleNone) every job runs
+  // as one; the hybrid's picker phases form them (Stats counts
+  // OnSubcompactionBegin calls).
   uint32_t max_subcompactions = 0;
 
   // Snapshot of the file system's zones and files; required by zaca and acc,
@@ -248,10 +250,11 @@ struct CompactorOptions {
   std::function<Status(const std::vector<uint64_t>& numbers, FsView* out)> layout_of;
 
   // Called on the compactor thread that then calls CompactFiles, before any
-  // output is written; RocksDB writes a CompactFiles job's outputs from the
-  // calling thread (no subcompactions, see above), so a file system may
-  // attribute new SST files created on that thread to this job until
-  // on_job_end. Must not block for long; must not call into the compactor.
+  // output is written, and again on the thread of each further
+  // subcompaction RocksDB forms for the job (kCompactionStyleLevel only),
+  // each paired with on_job_end there; so a file system may attribute new
+  // SST files created on a thread to this job until on_job_end. Must not
+  // block for long; must not call into the compactor.
   std::function<void(const CompactionJobHint&)> on_job_start;
   std::function<void(uint64_t job_id, const Status& result)> on_job_end;
   // Called on the same thread after a job succeeded, before on_job_end, with
@@ -270,10 +273,9 @@ struct CompactorOptions {
   // own picker finds nothing; the L0 write stalls still apply). Switching back
   // needs native_free_ratio + kHybridBand, so that one flush or reset does
   // not flap the mode. Native jobs are recorded with the external ones
-  // (picked_by "native") and get the same hints, subcompactions included;
-  // the picker's jobs run without subcompactions when on_job_start is set
-  // (RocksDB would run them on threads the hint does not reach). Requires
-  // PrepareOptions with hybrid = true, and free_ratio.
+  // (picked_by "native") and get the same hints, subcompactions included,
+  // as do the picker's jobs. Requires PrepareOptions with hybrid = true, and
+  // free_ratio.
   double native_free_ratio = 0;
   static constexpr double kHybridBand = 0.02;
   std::function<double()> free_ratio;  // FsView::free_ratio(); cheap (zones only)
@@ -306,6 +308,8 @@ struct CompactorStats {
     PickerOptions picker_options;
     uint64_t threads = 0;             // background threads
     uint32_t max_subcompactions = 0;  // as given; 0 = the DB's option
+    uint64_t subcompactions_hinted = 0;    // handed their job's hint (SubcompactionRelay)
+    uint64_t subcompactions_unhinted = 0;  // waited for it in vain
   };
   std::optional<External> external;
   std::optional<HybridStats> hybrid;  // external with native_free_ratio > 0
@@ -375,9 +379,8 @@ class NativeCompactionObserver {
   // threads.
   // `on_job_start`/`on_job_end` (may be empty): the zone allocator's hint for
   // each compaction, as CompactorOptions gives it for external jobs, called on
-  // the compaction's own thread; RocksDB writes a job's outputs from that
-  // thread when max_subcompactions is 1 (with more, the other subcompactions'
-  // outputs get no hint). Hint job ids start at kNativeHintJobBase.
+  // the compaction's own thread and on each of its subcompactions' threads.
+  // Hint job ids start at kNativeHintJobBase.
   // `layout_of` (may be empty): the zones and only the listed SSTs, as
   // CompactorOptions::layout_of; when set, each job reads only its own inputs.
   explicit NativeCompactionObserver(std::function<Status(FsView* out)> layout,

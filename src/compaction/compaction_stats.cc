@@ -107,7 +107,9 @@ Json CompactorStats::ToJson() const {
   if (external) {
     out.Set("picker_options", external->picker_options.ToJson())
         .Set("threads", external->threads)
-        .Set("max_subcompactions", external->max_subcompactions);
+        .Set("max_subcompactions", external->max_subcompactions)
+        .Set("subcompactions_hinted", external->subcompactions_hinted)
+        .Set("subcompactions_unhinted", external->subcompactions_unhinted);
   }
   if (hybrid) out.Set("hybrid", hybrid->ToJson());
   out.Set("metrics", metrics.ToJson());

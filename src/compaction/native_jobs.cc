@@ -74,16 +74,17 @@ void NativeJobRecorder::Begin(rocksdb::DB* db, const rocksdb::CompactionJobInfo&
   running_[ci.job_id] = std::move(j);
 }
 
-void NativeJobRecorder::SubBegin(const rocksdb::SubcompactionJobInfo& si) {
-  if (!on_job_start_) return;
+bool NativeJobRecorder::SubBegin(const rocksdb::SubcompactionJobInfo& si) {
   CompactionJobHint hint;
   {
     MutexLock l(&mu_);
     auto it = running_.find(si.job_id);
-    if (it == running_.end() || !it->second.hinted) return;
+    if (it == running_.end()) return false;
+    if (!on_job_start_ || !it->second.hinted) return true;
     hint = it->second.hint;
   }
   on_job_start_(hint);
+  return true;
 }
 
 void NativeJobRecorder::SubCompleted(const rocksdb::SubcompactionJobInfo& si) {

@@ -48,8 +48,9 @@ class NativeJobRecorder {
   void Begin(rocksdb::DB* db, const rocksdb::CompactionJobInfo& ci) ZONEKV_EXCLUDES(mu_);
   void Completed(const rocksdb::CompactionJobInfo& ci) ZONEKV_EXCLUDES(mu_);
   // RocksDB's OnSubcompactionBegin/Completed, on the thread that runs the
-  // subcompaction: its outputs get the job's hint too.
-  void SubBegin(const rocksdb::SubcompactionJobInfo& si) ZONEKV_EXCLUDES(mu_);
+  // subcompaction: its outputs get the job's hint too. SubBegin returns
+  // false if the subcompaction is not of a job this recorder saw begin.
+  bool SubBegin(const rocksdb::SubcompactionJobInfo& si) ZONEKV_EXCLUDES(mu_);
   void SubCompleted(const rocksdb::SubcompactionJobInfo& si) ZONEKV_EXCLUDES(mu_);
 
  private:

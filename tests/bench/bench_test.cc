@@ -492,7 +492,9 @@ TEST(BenchTest, ExternalCompactorsStatsAreTheRunsCompactions) {
   const Json& ctl = *out.json.Find("controllers");
   EXPECT_EQ(Rebuilt(ctl, {"compactor", "zcutoff"}).Dump(), ctl.Dump());
   const Json& compactor = *ctl.Find("compactor");
-  EXPECT_EQ(Rebuilt(compactor, {"picker", "picker_options", "threads", "max_subcompactions", "metrics"}).Dump(),
+  EXPECT_EQ(Rebuilt(compactor, {"picker", "picker_options", "threads", "max_subcompactions", "subcompactions_hinted",
+                                "subcompactions_unhinted", "metrics"})
+                .Dump(),
             compactor.Dump());
   EXPECT_EQ(compactor.Find("picker")->str(), "sica");
   double jobs = At(compactor, "metrics.compactions")->number();

@@ -123,12 +123,17 @@ TEST(CompactorStatsTest, ExternalSettingsOnlyForTheExternalCompactor) {
 
   CompactorStats external;
   external.picker = "acc";
-  external.external = CompactorStats::External{PickerOptions(), 3, 0};
+  external.external = CompactorStats::External{PickerOptions(), 3, 0, 5, 1};
   external.metrics.all.compactions = 7;
   Json e = external.ToJson();
-  EXPECT_EQ(Rebuilt(e, {"picker", "picker_options", "threads", "max_subcompactions", "metrics"}).Dump(), e.Dump());
+  EXPECT_EQ(Rebuilt(e, {"picker", "picker_options", "threads", "max_subcompactions", "subcompactions_hinted",
+                        "subcompactions_unhinted", "metrics"})
+                .Dump(),
+            e.Dump());
   EXPECT_EQ(e.Find("picker_options")->Dump(), PickerOptions().ToJson().Dump());
   EXPECT_EQ(e.Find("threads")->number(), 3);
+  EXPECT_EQ(e.Find("subcompactions_hinted")->number(), 5);
+  EXPECT_EQ(e.Find("subcompactions_unhinted")->number(), 1);
   EXPECT_EQ(e.Find("metrics")->Find("compactions")->number(), 7);
 }
 

@@ -198,6 +198,11 @@ TEST(HybridCompaction, NativeWhileSpaceIsPlentifulPickerBelowAndBackAgain) {
   EXPECT_GT(st.hybrid->external_s, 0);
   EXPECT_LT(st.hybrid->external_s, st.hybrid->total_s);
   EXPECT_EQ(st.metrics.failed, 0u);
+  // The picker's jobs ran in subcompactions too, each handed its job's hint
+  // on its own thread (SubcompactionRelay).
+  ASSERT_TRUE(st.external.has_value());
+  EXPECT_GT(st.external->subcompactions_hinted, 0u);
+  EXPECT_EQ(st.external->subcompactions_unhinted, 0u);
   std::string json = st.ToJson().Dump();
   EXPECT_NE(json.find("\"hybrid\":{\"native_free_pct\":25"), std::string::npos) << json.substr(0, 400);
 
