@@ -25,6 +25,17 @@ std::string CompressionValue(const std::string& v) {
   return v;
 }
 
+const char* CompactionPriName(rocksdb::CompactionPri p) {
+  switch (p) {
+    case rocksdb::kByCompensatedSize: return "kByCompensatedSize";
+    case rocksdb::kOldestLargestSeqFirst: return "kOldestLargestSeqFirst";
+    case rocksdb::kOldestSmallestSeqFirst: return "kOldestSmallestSeqFirst";
+    case rocksdb::kMinOverlappingRatio: return "kMinOverlappingRatio";
+    case rocksdb::kRoundRobin: return "kRoundRobin";
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 const std::vector<OptionHelp>& RocksDbBenchOptions() {
@@ -37,6 +48,9 @@ const std::vector<OptionHelp>& RocksDbBenchOptions() {
       {"level0_file_num_compaction_trigger", "L0 files that trigger compaction"},
       {"level0_slowdown_writes_trigger", "L0 files that slow writes down"},
       {"level0_stop_writes_trigger", "L0 files that stop writes"},
+      {"compaction_pri", "which file of a level native leveled compaction takes first: kMinOverlappingRatio "
+                         "(RocksDB's default since 6.0), kByCompensatedSize (the largest: paper 002's SICA), "
+                         "kOldestLargestSeqFirst, kOldestSmallestSeqFirst, kRoundRobin"},
       {"enable_blob_files", "BlobDB key-value separation (true/false)"},
       {"min_blob_size", "values at least this large go to blob files, bytes"},
       {"blob_file_size", "blob file size, bytes"},
@@ -92,6 +106,7 @@ Json RocksDbOptionsToJson(const rocksdb::Options& o) {
       .Set("level0_file_num_compaction_trigger", o.level0_file_num_compaction_trigger)
       .Set("level0_slowdown_writes_trigger", o.level0_slowdown_writes_trigger)
       .Set("level0_stop_writes_trigger", o.level0_stop_writes_trigger)
+      .Set("compaction_pri", CompactionPriName(o.compaction_pri))
       .Set("enable_blob_files", o.enable_blob_files)
       .Set("min_blob_size", o.min_blob_size)
       .Set("blob_file_size", o.blob_file_size)

@@ -71,6 +71,13 @@ std::vector<Scheme> MakeSchemes() {
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"hybrid_native_free_pct", "25"}, {"blob_gc_cutoff", "fixed"}}},
+      {"n-liza",
+       "the Same-Zone Compaction paper's own baseline: RocksDB's native compaction picking the largest file of a "
+       "level first (compaction_pri=kByCompensatedSize: the paper's SICA; RocksDB's default since 6.0 is "
+       "kMinOverlappingRatio), liza allocation, greedy cleaning, eager reset",
+       {{"alloc", "liza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
+       {{"blob_garbage_collection_age_cutoff", "0.25"}, {"compaction_pri", "kByCompensatedSize"}},
+       {{"compaction", "native"}, {"blob_gc_cutoff", "fixed"}}},
       {"s-liza",
        "the Same-Zone Compaction paper's baseline on zonekv's external compactor: sica (RocksDB's leveled picking), "
        "liza allocation, greedy cleaning, eager reset; like for like with caza and a-caza (same compactor)",

@@ -94,12 +94,14 @@ TEST(BenchTest, EngineKnobsReachTheFileSystem) {
   c.num = 500;
   c.fs_knobs = {{"emergency_zc", "false"}, {"zc", "greedy"}};
   c.rocksdb_knobs.push_back({"keep_log_file_num", "3"});
+  c.rocksdb_knobs.push_back({"compaction_pri", "kByCompensatedSize"});
   BenchOutput out;
   Status s = RunBench(c, &out);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_FALSE(At(out.json, "config.fs.emergency_zc")->boolean());
   EXPECT_EQ(At(out.json, "config.fs.policy.zc")->str(), "greedy");
   EXPECT_EQ(At(out.json, "config.rocksdb.keep_log_file_num")->number(), 3);
+  EXPECT_EQ(At(out.json, "config.rocksdb.compaction_pri")->str(), "kByCompensatedSize");
 }
 
 TEST(BenchTest, YcsbLoadsThenMeasuresTheRunPhase) {
@@ -131,6 +133,8 @@ TEST(BenchTest, BadConfigurationsAreRefusedBeforeRunning) {
   cases.back().config.scheme = "nope";
   cases.push_back({"write_buffer_size", TinyConfig("fillrandom")});
   cases.back().config.rocksdb_knobs = {{"write_buffer_size", "lots"}};
+  cases.push_back({"compaction_pri", TinyConfig("fillrandom")});
+  cases.back().config.rocksdb_knobs = {{"compaction_pri", "kLargestFirst"}};
   cases.push_back({"--zc", TinyConfig("fillrandom")});
   cases.back().config.fs_knobs = {{"zc", "sometimes"}};
   cases.push_back({"--emergency_zc", TinyConfig("fillrandom")});
