@@ -310,6 +310,7 @@ struct CompactorStats {
     uint32_t max_subcompactions = 0;  // as given; 0 = the DB's option
     uint64_t subcompactions_hinted = 0;    // handed their job's hint (SubcompactionRelay)
     uint64_t subcompactions_unhinted = 0;  // waited for it in vain
+    uint64_t grandparent_cuts = 0;         // output files cut at the next level's boundaries (GrandparentCutter)
   };
   std::optional<External> external;
   std::optional<HybridStats> hybrid;  // external with native_free_ratio > 0

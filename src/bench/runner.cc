@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -121,6 +122,11 @@ class Run {
     return error_;
   }
   uint64_t completed_ops() const { return completed_ops_.load(std::memory_order_relaxed); }
+  // L0 files now: every one of them a read may have to search.
+  uint64_t L0Files() const {
+    std::string n;  // a string property: GetIntProperty does not serve it
+    return db_->GetProperty("rocksdb.num-files-at-level0", &n) ? std::strtoull(n.c_str(), nullptr, 10) : 0;
+  }
   std::string current_phase() {
     MutexLock lock(&mu_);
     return current_phase_;
@@ -335,7 +341,8 @@ class Sampler {
         .Set("free_ratio", s.free_ratio)
         .Set("ops_per_sec", dt > 0 ? static_cast<double>(ops - last_ops_) / dt : 0.0)
         .Set("zc_copy_bytes", s.zc_copy_bytes)
-        .Set("resets", s.resets);
+        .Set("resets", s.resets)
+        .Set("l0_files", run_->L0Files());
     samples_.push_back(std::move(j));
     last_ops_ = ops;
     last_ = now;

@@ -14,8 +14,10 @@
 
 #include "compaction_metrics.h"
 #include "compactor_listener.h"
+#include "grandparent_cutter.h"
 #include "inval_scorer.h"
 #include "native_jobs.h"
+#include "picker_common.h"
 #include "subcompaction_relay.h"
 #include "zonekv/compactor.h"
 #include "zonekv/mutex.h"
@@ -67,6 +69,7 @@ struct Job {
   ZoneLayout layout;      // derived from `before`
   double s_same = -1;
   std::vector<double> level_scores;
+  std::vector<GrandparentFile> grandparents;  // the output level's next level, over the job's range
 };
 
 class CompactorImpl : public Compactor, public CompactorEvents {
@@ -161,7 +164,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     CompactorStats st;
     st.picker = picker_->name();
     st.external = CompactorStats::External{opts_.picker_options, threads_.size(), opts_.max_subcompactions,
-                                           relay_.relayed(), relay_.missed()};
+                                           relay_.relayed(), relay_.missed(), slot_->cutter()->cuts()};
     if (hybrid()) {
       MutexLock l(&mode_mu_);
       HybridStats h = hybrid_;
@@ -345,6 +348,14 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     if (!picked) return false;
     job->id = ++next_job_id_;
     job->level_scores = LevelScores(view);
+    const int gp_level = job->pick.output_level + 1;
+    if (job->pick.output_level >= 1 && gp_level < view.num_levels()) {
+      for (const SstFileView& f : view.levels[gp_level]) {
+        if (RangesOverlap(f.smallest_key, f.largest_key, job->pick.smallest_key, job->pick.largest_key)) {
+          job->grandparents.push_back({f.smallest_key, f.largest_key, f.size_bytes});
+        }
+      }
+    }
     if (!full && scorer_.has_layout()) {
       std::vector<uint64_t> numbers = job->pick.input_files;
       numbers.insert(numbers.end(), job->pick.output_files.begin(), job->pick.output_files.end());
@@ -395,10 +406,17 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     co.max_subcompactions = p.input_level == 0 ? opts_.max_subcompactions : 1;
     rocksdb::CompactionJobInfo info;
     std::vector<std::string> outputs;
+    GrandparentCutter* cutter = slot_->cutter();
+    if (!job->grandparents.empty()) {
+      cutter->Register(job->id, p.output_level, p.smallest_key, p.largest_key, std::move(job->grandparents),
+                       {db_options_.max_compaction_bytes, co.output_file_size_limit,
+                        db_options_.level_compaction_dynamic_file_size});
+    }
     uint64_t t0 = NowNs();
     relay_.JobBegin(hint);
     rocksdb::Status rs = db_->CompactFiles(co, cf_, names, p.output_level, -1, &outputs, &info);
     relay_.JobEnd();
+    cutter->Unregister(job->id);
     uint64_t elapsed_us = (NowNs() - t0) / 1000;
 
     Status result;
@@ -521,7 +539,10 @@ Status Compactor::PrepareOptions(rocksdb::Options* options, std::shared_ptr<List
   } else {
     options->compaction_style = rocksdb::kCompactionStyleNone;
   }
-  *slot = std::make_shared<ListenerSlot>();
+  // The cutter keeps a partitioner the user set: both cut.
+  auto cutter = std::make_shared<GrandparentCutter>(options->sst_partitioner_factory);
+  options->sst_partitioner_factory = cutter;
+  *slot = std::make_shared<ListenerSlot>(std::move(cutter));
   options->listeners.push_back(*slot);
   return Status::OK();
 }
@@ -533,6 +554,11 @@ Status Compactor::Start(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const 
     return Status::InvalidArgument("no listener slot: call Compactor::PrepareOptions on the options before DB::Open");
   }
   rocksdb::Options db_options = db->GetOptions(cf);
+  if (slot->cutter() == nullptr || db_options.sst_partitioner_factory.get() != slot->cutter()) {
+    return Status::InvalidArgument("column family '" + cf->GetName() +
+                                   "' does not use the output cutter Compactor::PrepareOptions set as "
+                                   "sst_partitioner_factory (set your own before PrepareOptions: it is kept)");
+  }
   const bool hybrid = options.native_free_ratio > 0;
   if (hybrid && (options.native_free_ratio >= 1 || !options.free_ratio)) {
     return Status::InvalidArgument("hybrid compaction needs native_free_ratio in (0, 1) and a free_ratio source");

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <condition_variable>
+#include <memory>
 #include <string>
 
 #include <rocksdb/listener.h>
 
+#include "grandparent_cutter.h"
 #include "zonekv/compactor.h"
 #include "zonekv/mutex.h"
 
@@ -32,7 +34,11 @@ class CompactorEvents {
 
 class Compactor::ListenerSlot : public rocksdb::EventListener {
  public:
+  // `cutter`: the SstPartitionerFactory PrepareOptions installed beside the
+  // listener, for the compactor to register its jobs with.
+  explicit ListenerSlot(std::shared_ptr<GrandparentCutter> cutter) : cutter_(std::move(cutter)) {}
   const char* Name() const override { return "zonekv.Compactor"; }
+  GrandparentCutter* cutter() const { return cutter_.get(); }
   // target may be null (unbind). Waits for callbacks in flight to finish.
   void Bind(CompactorEvents* target) ZONEKV_EXCLUDES(mu_);
 
@@ -62,6 +68,7 @@ class Compactor::ListenerSlot : public rocksdb::EventListener {
     if (--in_flight_ == 0) idle_.notify_all();
   }
 
+  const std::shared_ptr<GrandparentCutter> cutter_;
   Mutex mu_;
   std::condition_variable_any idle_;
   CompactorEvents* target_ ZONEKV_GUARDED_BY(mu_) = nullptr;

@@ -123,17 +123,18 @@ TEST(CompactorStatsTest, ExternalSettingsOnlyForTheExternalCompactor) {
 
   CompactorStats external;
   external.picker = "acc";
-  external.external = CompactorStats::External{PickerOptions(), 3, 0, 5, 1};
+  external.external = CompactorStats::External{PickerOptions(), 3, 0, 5, 1, 2};
   external.metrics.all.compactions = 7;
   Json e = external.ToJson();
   EXPECT_EQ(Rebuilt(e, {"picker", "picker_options", "threads", "max_subcompactions", "subcompactions_hinted",
-                        "subcompactions_unhinted", "metrics"})
+                        "subcompactions_unhinted", "grandparent_cuts", "metrics"})
                 .Dump(),
             e.Dump());
   EXPECT_EQ(e.Find("picker_options")->Dump(), PickerOptions().ToJson().Dump());
   EXPECT_EQ(e.Find("threads")->number(), 3);
   EXPECT_EQ(e.Find("subcompactions_hinted")->number(), 5);
   EXPECT_EQ(e.Find("subcompactions_unhinted")->number(), 1);
+  EXPECT_EQ(e.Find("grandparent_cuts")->number(), 2);
   EXPECT_EQ(e.Find("metrics")->Find("compactions")->number(), 7);
 }
 

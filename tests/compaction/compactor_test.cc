@@ -249,7 +249,14 @@ TEST(CompactorStart, RejectsMisconfigurationWithActionableErrors) {
   CompactorOptions co;
   Status s = Compactor::Start(db.get(), db->DefaultColumnFamily(), co, nullptr, &c);
   EXPECT_NE(s.message().find("PrepareOptions"), std::string::npos) << s.ToString();
-  s = Compactor::Start(db.get(), db->DefaultColumnFamily(), co, std::make_shared<Compactor::ListenerSlot>(), &c);
+  auto cutter = std::make_shared<GrandparentCutter>(nullptr);
+  s = Compactor::Start(db.get(), db->DefaultColumnFamily(), co, std::make_shared<Compactor::ListenerSlot>(cutter), &c);
+  EXPECT_NE(s.message().find("sst_partitioner_factory"), std::string::npos) << s.ToString();
+  db.reset();
+  o.sst_partitioner_factory = cutter;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir.path(), &raw).ok());
+  db.reset(raw);
+  s = Compactor::Start(db.get(), db->DefaultColumnFamily(), co, std::make_shared<Compactor::ListenerSlot>(cutter), &c);
   EXPECT_NE(s.message().find("kCompactionStyleNone"), std::string::npos) << s.ToString();
   db.reset();
 
