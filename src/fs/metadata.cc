@@ -1,5 +1,7 @@
 #include "metadata.h"
 
+#include <limits>
+
 #include "coding.h"
 
 namespace zonekv {
@@ -34,6 +36,9 @@ bool DecodeHints(Decoder* d, FileHints* h) {
   if (!d->Varint64(&h->number) || !d->Varint64(&level) || !d->Varint64(&job)) return false;
   if (!d->Bytes(&h->smallest_key) || !d->Bytes(&h->largest_key)) return false;
   if (!d->Byte(&lifetime) || lifetime > static_cast<uint8_t>(Lifetime::kExtreme)) return false;
+  // Stored plus one (-1, "none", is 0): anything above INT_MAX + 1 is not an int.
+  constexpr uint64_t kMaxStored = static_cast<uint64_t>(std::numeric_limits<int>::max()) + 1;
+  if (level > kMaxStored || job > kMaxStored) return false;
   h->kind = static_cast<FileKind>(kind);
   h->level = static_cast<int>(static_cast<int64_t>(level) - 1);
   h->job = static_cast<int>(static_cast<int64_t>(job) - 1);

@@ -1,4 +1,6 @@
 // Unit tests of the metadata encoding, the journal framing and replay.
+#include <limits>
+
 #include "coding.h"
 #include "zonekv/crc32c.h"
 #include "journal.h"
@@ -141,6 +143,30 @@ TEST(MetadataTest, CreateWithTheLargestIdIsCorruption) {
   EXPECT_TRUE(s.Is(Status::Code::kCorruption)) << s.ToString();
   EXPECT_NE(s.ToString().find("no next file id"), std::string::npos) << s.ToString();
   EXPECT_EQ(st.next_file_id, 4u);
+}
+
+// Found by fuzz/meta_edits_fuzz (UBSan: signed overflow): a create edit
+// whose hints store a level of 2^63 + 1 (stored plus one). A level or job
+// that does not fit an int is corruption.
+TEST(MetadataTest, AHintLevelBeyondAnIntIsCorruption) {
+  const std::string edits("\x01\x00\x00\x00\x01\x00\x00\x80\x80\x80\x80\x80\x80\x80\x80\x80\x07\x07\x07"
+                          "\x07\x03\x07\x07\x07\x07\x01\x00\x00\x00\xf6\x00\x20\x00",
+                          33);
+  MetaState st;
+  st.next_file_id = 4;
+  Status s = st.ApplyEdits(edits);
+  EXPECT_TRUE(s.Is(Status::Code::kCorruption)) << s.ToString();
+  EXPECT_TRUE(st.files.empty());
+  FileMeta f;
+  f.id = 4;
+  f.name = "/db/000004.sst";
+  f.hints.level = std::numeric_limits<int>::max();
+  f.hints.job = -1;
+  EditBatch ok;
+  ok.CreateFile(f);
+  ASSERT_TRUE(st.ApplyEdits(ok.data()).ok());
+  EXPECT_EQ(st.files.at(4).hints.level, std::numeric_limits<int>::max());
+  EXPECT_EQ(st.files.at(4).hints.job, -1);
 }
 
 TEST(MetadataTest, SuperblockChecksGeometry) {
