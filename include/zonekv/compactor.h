@@ -96,6 +96,9 @@ struct LsmView {
   // Cap on a job's bytes when widening its inputs (RocksDB's option; 0 there
   // means 25 * target_file_size_base).
   uint64_t max_compaction_bytes = UINT64_MAX;
+  // What tells RocksDB that compaction is behind (CompactionBehind).
+  int level0_slowdown_writes_trigger = 20;
+  uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
 
   int num_levels() const { return static_cast<int>(levels.size()); }
   // max_bytes_for_level_base * multiplier^(level-1), in bytes. REQUIRES: level >= 1.
@@ -114,6 +117,22 @@ LsmView LsmViewFromMetaData(const rocksdb::ColumnFamilyMetaData& meta, const roc
 // File sizes are raw, not RocksDB's deletion-compensated sizes. This is what
 // FsView::level_scores wants for CAZA.
 std::vector<double> LevelScores(const LsmView& view);
+
+// RocksDB 7.8's estimate of the bytes compaction must still write to bring
+// every level under its target (VersionStorageInfo::
+// EstimateCompactionBytesNeeded, leveled, base level 1): L0 and L1 when L0
+// triggers, then each level's excess, carried down, times (1 + the next
+// level's size / the level's size). Raw file sizes, all files.
+uint64_t PendingCompactionBytes(const LsmView& view);
+
+// Whether RocksDB 7.8 would let several compactions run at once: it runs
+// one at a time (DBImpl::GetBGJobLimits) unless its write controller says
+// compaction is behind, i.e. L0 holds at least min(2 x trigger, trigger +
+// (slowdown trigger - trigger) / 4) files (all of them, being compacted or
+// not), or PendingCompactionBytes reaches a quarter of
+// soft_pending_compaction_bytes_limit (always, when that is 0), or writes
+// are delayed or stopped (which the caller checks: the view cannot tell).
+bool CompactionBehind(const LsmView& view);
 
 // ---- Zone layout (upward hint from the file system) -------------------------
 
@@ -311,6 +330,7 @@ struct CompactorStats {
     uint64_t subcompactions_hinted = 0;    // handed their job's hint (SubcompactionRelay)
     uint64_t subcompactions_unhinted = 0;  // waited for it in vain
     uint64_t grandparent_cuts = 0;         // output files cut at the next level's boundaries (GrandparentCutter)
+    uint64_t parallel_jobs = 0;            // jobs started while another ran (CompactionBehind)
   };
   std::optional<External> external;
   std::optional<HybridStats> hybrid;  // external with native_free_ratio > 0

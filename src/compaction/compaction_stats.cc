@@ -110,7 +110,8 @@ Json CompactorStats::ToJson() const {
         .Set("max_subcompactions", external->max_subcompactions)
         .Set("subcompactions_hinted", external->subcompactions_hinted)
         .Set("subcompactions_unhinted", external->subcompactions_unhinted)
-        .Set("grandparent_cuts", external->grandparent_cuts);
+        .Set("grandparent_cuts", external->grandparent_cuts)
+        .Set("parallel_jobs", external->parallel_jobs);
   }
   if (hybrid) out.Set("hybrid", hybrid->ToJson());
   out.Set("metrics", metrics.ToJson());

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <set>
@@ -165,6 +166,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     st.picker = picker_->name();
     st.external = CompactorStats::External{opts_.picker_options, threads_.size(), opts_.max_subcompactions,
                                            relay_.relayed(), relay_.missed(), slot_->cutter()->cuts()};
+    st.external->parallel_jobs = parallel_jobs_.load(std::memory_order_relaxed);
     if (hybrid()) {
       MutexLock l(&mode_mu_);
       HybridStats h = hybrid_;
@@ -211,13 +213,16 @@ class CompactorImpl : public Compactor, public CompactorEvents {
       Job job;
       if (!PickLocked(&job)) continue;
       Reserve(job, true);
+      if (running_ > 0) parallel_jobs_.fetch_add(1, std::memory_order_relaxed);
       ++running_;
       l.unlock();
       bool changed = RunJob(&job);
       l.lock();
       Reserve(job, false);
       --running_;
-      if (changed) ++generation_;
+      // A thread held back by the one-job rule looks again now.
+      if (changed || held_back_) ++generation_;
+      held_back_ = false;
       cv_.notify_all();
     }
   }
@@ -314,6 +319,10 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     rocksdb::ColumnFamilyMetaData meta;
     db_->GetColumnFamilyMetaData(cf_, &meta);
     LsmView view = LsmViewFromMetaData(meta, db_options_);
+    if (running_ > 0 && !CompactionBehind(view) && !WritesSlowed()) {
+      held_back_ = true;
+      return false;
+    }
     for (auto& level : view.levels) {
       for (SstFileView& f : level) f.being_compacted = f.being_compacted || reserved_.count(f.number) > 0;
     }
@@ -374,6 +383,14 @@ class CompactorImpl : public Compactor, public CompactorEvents {
       job->s_same = SameZoneScore(files, job->layout);
     }
     return true;
+  }
+
+  // Whether RocksDB is delaying or stopping writes (its write controller
+  // then lets compactions run in parallel; see CompactionBehind).
+  bool WritesSlowed() const {
+    uint64_t rate = 0, stopped = 0;
+    return (db_->GetIntProperty(cf_, "rocksdb.actual-delayed-write-rate", &rate) && rate > 0) ||
+           (db_->GetIntProperty(cf_, "rocksdb.is-write-stopped", &stopped) && stopped > 0);
   }
 
   // Runs one job; true if the LSM changed.
@@ -507,6 +524,8 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   uint64_t idle_generation_ ZONEKV_GUARDED_BY(mu_) = 0;
   size_t idle_threads_ ZONEKV_GUARDED_BY(mu_) = 0;  // threads idle at idle_generation_
   size_t running_ ZONEKV_GUARDED_BY(mu_) = 0;
+  bool held_back_ ZONEKV_GUARDED_BY(mu_) = false;  // a pick declined: one job at a time (CompactionBehind)
+  std::atomic<uint64_t> parallel_jobs_{0};  // jobs started while another ran
   int paused_ ZONEKV_GUARDED_BY(mu_) = 0;  // Pause() calls not yet resumed
   uint64_t next_job_id_ ZONEKV_GUARDED_BY(mu_) = 0;
   std::set<uint64_t> reserved_ ZONEKV_GUARDED_BY(mu_);  // inputs of running jobs

@@ -239,6 +239,71 @@ INSTANTIATE_TEST_SUITE_P(
                       Config{"acc_scarce_layout_of", "acc", "largest", true, true, true, 2, true}),
     [](const ::testing::TestParamInfo<Config>& info) { return std::string(info.param.name); });
 
+std::string Key(const char* fmt, int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), fmt, i);
+  return buf;
+}
+
+// As RocksDB's own scheduling: one job at a time while compaction is not
+// behind, although two disjoint jobs are ready (L0 -> L1 on one key range,
+// L2 -> L3 on another) and four threads could run them.
+TEST(CompactorSchedule, RunsOneJobAtATimeUnlessBehind) {
+  TempDir dir;
+  rocksdb::Options o = SmallOptions();  // L0 trigger 2; speed-up at min(4, 2 + (20 - 2) / 4) = 4 L0 files
+  o.level0_slowdown_writes_trigger = 20;
+  std::shared_ptr<Compactor::ListenerSlot> slot;
+  ASSERT_TRUE(Compactor::PrepareOptions(&o, &slot).ok());
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir.path(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  CompactorOptions co;
+  co.threads = 4;
+  std::unique_ptr<Compactor> compactor;
+  ASSERT_TRUE(Compactor::Start(db.get(), db->DefaultColumnFamily(), co, slot, &compactor).ok());
+  compactor->Pause();
+
+  // L2: about 1.5x its 256 KiB target, keys a*; values incompressible.
+  std::mt19937_64 rng(1);
+  std::string value(200, '\0');
+  auto fresh = [&]() -> const std::string& {
+    for (char& ch : value) ch = static_cast<char>(rng());
+    return value;
+  };
+  rocksdb::CompactionOptions move;
+  move.output_file_size_limit = o.target_file_size_base;
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(db->Put({}, Key("a%05d", i), fresh()).ok());
+    if (i % 400 == 399) {
+      ASSERT_TRUE(db->Flush({}).ok());
+      rocksdb::ColumnFamilyMetaData meta;
+      db->GetColumnFamilyMetaData(&meta);
+      std::vector<std::string> l0;
+      for (const auto& f : meta.levels[0].files) l0.push_back(f.name);
+      ASSERT_TRUE(db->CompactFiles(move, l0, 2).ok());
+    }
+  }
+  // L0: two files of keys m*, at the compaction trigger.
+  for (int f = 0; f < 2; ++f) {
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(db->Put({}, Key("m%05d", f * 50 + i), fresh()).ok());
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  LsmView view = LsmViewFromMetaData(meta, db->GetOptions());
+  std::vector<double> scores = LevelScores(view);
+  ASSERT_GE(scores[0], 1.0);
+  ASSERT_GE(scores[2], 1.0);
+  ASSERT_FALSE(CompactionBehind(view));
+
+  compactor->Resume();
+  Status s = compactor->WaitUntilIdle(60000);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  CompactorStats st = compactor->Stats();
+  EXPECT_GE(st.metrics.all.compactions, 2u);
+  EXPECT_EQ(st.external->parallel_jobs, 0u);
+}
+
 TEST(CompactorStart, RejectsMisconfigurationWithActionableErrors) {
   TempDir dir;
   rocksdb::Options o = SmallOptions();

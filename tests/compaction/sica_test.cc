@@ -30,6 +30,45 @@ TEST(LevelScores, L0ByFilesAndBytesLnByTarget) {
   EXPECT_EQ(LevelsToCompact(LevelScores(b.view())), (std::vector<int>{0, 1}));
 }
 
+// RocksDB's estimate, worked by hand: L0 triggers (4 files, 40 bytes), so
+// L0 and L1 (150) count; L1 then holds 190 against 100, and its 90 excess
+// goes down at the fan-out 1 + 500 / 190; L2 then holds 590, under 1000.
+TEST(PendingCompactionBytes, RocksDbsEstimate) {
+  LsmBuilder b;
+  for (uint64_t n = 1; n <= 4; ++n) b.File(0, n, 10, "a", "b");
+  b.File(1, 5, 150, "a", "z");
+  b.File(2, 6, 500, "a", "z");
+  EXPECT_EQ(PendingCompactionBytes(b.view()), static_cast<uint64_t>(40 + 150 + 90 * (500.0 / 190 + 1)));
+  LsmBuilder quiet;  // nothing over target: nothing pending
+  quiet.File(0, 1, 10, "a", "b").File(1, 2, 50, "a", "z").File(2, 3, 500, "a", "z");
+  EXPECT_EQ(PendingCompactionBytes(quiet.view()), 0u);
+}
+
+TEST(CompactionBehind, L0FilesOrPendingBytesAsRocksDbsWriteController) {
+  LsmBuilder b;  // trigger 4, slowdown 20: speed-up at min(8, 4 + 16 / 4) = 8 L0 files
+  b.view().level0_slowdown_writes_trigger = 20;
+  b.view().soft_pending_compaction_bytes_limit = 1 << 20;
+  for (uint64_t n = 1; n <= 7; ++n) b.File(0, n, 10, "a", "b", /*being_compacted=*/n > 4);
+  EXPECT_FALSE(CompactionBehind(b.view()));
+  b.File(0, 8, 10, "a", "b", true);  // files being compacted count too
+  EXPECT_TRUE(CompactionBehind(b.view()));
+
+  LsmBuilder c;
+  c.view().level0_slowdown_writes_trigger = 6;  // speed-up at min(8, 4 + 2 / 4) = 4
+  for (uint64_t n = 1; n <= 4; ++n) c.File(0, n, 10, "a", "b");
+  EXPECT_TRUE(CompactionBehind(c.view()));
+
+  LsmBuilder d;  // few L0 files, but a quarter of the soft limit pending
+  d.view().level0_slowdown_writes_trigger = 20;
+  d.File(1, 1, 5000, "a", "z").File(2, 2, 500, "a", "z");
+  d.view().soft_pending_compaction_bytes_limit = 4 * PendingCompactionBytes(d.view());
+  EXPECT_TRUE(CompactionBehind(d.view()));
+  d.view().soft_pending_compaction_bytes_limit += 8;
+  EXPECT_FALSE(CompactionBehind(d.view()));
+  d.view().soft_pending_compaction_bytes_limit = 0;  // RocksDB: no soft limit, always speed up
+  EXPECT_TRUE(CompactionBehind(d.view()));
+}
+
 TEST(Sica, NothingToDoBelowTargets) {
   LsmBuilder b;
   b.File(0, 1, 10, "a", "b").File(1, 2, 90, "a", "z").File(2, 3, 900, "a", "z");
