@@ -331,6 +331,7 @@ struct CompactorStats {
     uint64_t subcompactions_unhinted = 0;  // waited for it in vain
     uint64_t grandparent_cuts = 0;         // output files cut at the next level's boundaries (GrandparentCutter)
     uint64_t parallel_jobs = 0;            // jobs started while another ran (CompactionBehind)
+    uint64_t lsm_reads = 0;                // GetColumnFamilyMetaData calls (each holds RocksDB's DB mutex)
   };
   std::optional<External> external;
   std::optional<HybridStats> hybrid;  // external with native_free_ratio > 0

@@ -111,7 +111,8 @@ Json CompactorStats::ToJson() const {
         .Set("subcompactions_hinted", external->subcompactions_hinted)
         .Set("subcompactions_unhinted", external->subcompactions_unhinted)
         .Set("grandparent_cuts", external->grandparent_cuts)
-        .Set("parallel_jobs", external->parallel_jobs);
+        .Set("parallel_jobs", external->parallel_jobs)
+        .Set("lsm_reads", external->lsm_reads);
   }
   if (hybrid) out.Set("hybrid", hybrid->ToJson());
   out.Set("metrics", metrics.ToJson());

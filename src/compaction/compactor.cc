@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <set>
 #include <thread>
 #include <time.h>
@@ -167,6 +168,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     st.external = CompactorStats::External{opts_.picker_options, threads_.size(), opts_.max_subcompactions,
                                            relay_.relayed(), relay_.missed(), slot_->cutter()->cuts()};
     st.external->parallel_jobs = parallel_jobs_.load(std::memory_order_relaxed);
+    st.external->lsm_reads = lsm_reads_.load(std::memory_order_relaxed);
     if (hybrid()) {
       MutexLock l(&mode_mu_);
       HybridStats h = hybrid_;
@@ -316,13 +318,18 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   // Calls into the DB and the layout provider, which must not call back
   // into the compactor.
   bool PickLocked(Job* job) ZONEKV_REQUIRES(mu_) {
-    rocksdb::ColumnFamilyMetaData meta;
-    db_->GetColumnFamilyMetaData(cf_, &meta);
-    LsmView view = LsmViewFromMetaData(meta, db_options_);
-    if (running_ > 0 && !CompactionBehind(view) && !WritesSlowed()) {
+    if (view_ == nullptr || view_generation_ != generation_) {
+      rocksdb::ColumnFamilyMetaData meta;
+      db_->GetColumnFamilyMetaData(cf_, &meta);
+      lsm_reads_.fetch_add(1, std::memory_order_relaxed);
+      view_ = std::make_shared<const LsmView>(LsmViewFromMetaData(meta, db_options_));
+      view_generation_ = generation_;
+    }
+    if (running_ > 0 && !CompactionBehind(*view_) && !WritesSlowed()) {
       held_back_ = true;
       return false;
     }
+    LsmView view = *view_;  // this pick's copy: it marks the running jobs' files
     for (auto& level : view.levels) {
       for (SstFileView& f : level) f.being_compacted = f.being_compacted || reserved_.count(f.number) > 0;
     }
@@ -485,6 +492,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     if (numbers.empty()) return ranges;
     rocksdb::ColumnFamilyMetaData meta;
     db_->GetColumnFamilyMetaData(cf_, &meta);
+    lsm_reads_.fetch_add(1, std::memory_order_relaxed);
     for (const rocksdb::LevelMetaData& level : meta.levels) {
       for (const rocksdb::SstFileMetaData& f : level.files) {
         if (numbers.count(f.file_number) == 0) continue;
@@ -526,6 +534,13 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   size_t running_ ZONEKV_GUARDED_BY(mu_) = 0;
   bool held_back_ ZONEKV_GUARDED_BY(mu_) = false;  // a pick declined: one job at a time (CompactionBehind)
   std::atomic<uint64_t> parallel_jobs_{0};  // jobs started while another ran
+  // The LSM as of generation view_generation_. GetColumnFamilyMetaData
+  // copies every file's metadata under RocksDB's DB mutex, which a Get waits
+  // for when it needs a new SuperVersion: the threads that look at one
+  // generation share one copy. Jobs started since are in reserved_.
+  std::shared_ptr<const LsmView> view_ ZONEKV_GUARDED_BY(mu_);
+  uint64_t view_generation_ ZONEKV_GUARDED_BY(mu_) = 0;
+  mutable std::atomic<uint64_t> lsm_reads_{0};  // GetColumnFamilyMetaData calls
   int paused_ ZONEKV_GUARDED_BY(mu_) = 0;  // Pause() calls not yet resumed
   uint64_t next_job_id_ ZONEKV_GUARDED_BY(mu_) = 0;
   std::set<uint64_t> reserved_ ZONEKV_GUARDED_BY(mu_);  // inputs of running jobs

@@ -497,7 +497,7 @@ TEST(BenchTest, ExternalCompactorsStatsAreTheRunsCompactions) {
   EXPECT_EQ(Rebuilt(ctl, {"compactor", "zcutoff"}).Dump(), ctl.Dump());
   const Json& compactor = *ctl.Find("compactor");
   EXPECT_EQ(Rebuilt(compactor, {"picker", "picker_options", "threads", "max_subcompactions", "subcompactions_hinted",
-                                "subcompactions_unhinted", "grandparent_cuts", "parallel_jobs", "metrics"})
+                                "subcompactions_unhinted", "grandparent_cuts", "parallel_jobs", "lsm_reads", "metrics"})
                 .Dump(),
             compactor.Dump());
   EXPECT_EQ(compactor.Find("picker")->str(), "sica");

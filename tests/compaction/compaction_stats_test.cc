@@ -127,7 +127,7 @@ TEST(CompactorStatsTest, ExternalSettingsOnlyForTheExternalCompactor) {
   external.metrics.all.compactions = 7;
   Json e = external.ToJson();
   EXPECT_EQ(Rebuilt(e, {"picker", "picker_options", "threads", "max_subcompactions", "subcompactions_hinted",
-                        "subcompactions_unhinted", "grandparent_cuts", "parallel_jobs", "metrics"})
+                        "subcompactions_unhinted", "grandparent_cuts", "parallel_jobs", "lsm_reads", "metrics"})
                 .Dump(),
             e.Dump());
   EXPECT_EQ(e.Find("picker_options")->Dump(), PickerOptions().ToJson().Dump());
