@@ -366,11 +366,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
     job->level_scores = LevelScores(view);
     const int gp_level = job->pick.output_level + 1;
     if (job->pick.output_level >= 1 && gp_level < view.num_levels()) {
-      for (const SstFileView& f : view.levels[gp_level]) {
-        if (RangesOverlap(f.smallest_key, f.largest_key, job->pick.smallest_key, job->pick.largest_key)) {
-          job->grandparents.push_back({f.smallest_key, f.largest_key, f.size_bytes});
-        }
-      }
+      job->grandparents = OverlappingFiles(view.levels[gp_level], job->pick.smallest_key, job->pick.largest_key);
     }
     if (!full && scorer_.has_layout()) {
       std::vector<uint64_t> numbers = job->pick.input_files;

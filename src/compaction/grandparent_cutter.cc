@@ -5,6 +5,17 @@
 
 namespace zonekv {
 
+std::vector<GrandparentFile> OverlappingFiles(const std::vector<SstFileView>& level, const std::string& smallest,
+                                              const std::string& largest) {
+  auto it = std::partition_point(level.begin(), level.end(),
+                                 [&](const SstFileView& f) { return f.largest_key < smallest; });
+  std::vector<GrandparentFile> out;
+  for (; it != level.end() && it->smallest_key <= largest; ++it) {
+    out.push_back({it->smallest_key, it->largest_key, it->size_bytes});
+  }
+  return out;
+}
+
 GrandparentCuts::GrandparentCuts(std::shared_ptr<const std::vector<GrandparentFile>> grandparents, CutRules rules)
     : gp_(std::move(grandparents)), rules_(rules) {}
 

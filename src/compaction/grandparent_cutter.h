@@ -7,7 +7,7 @@
 // cut by size alone. An output file then may span many files of the next
 // level, and the job that later compacts it rewrites all of them: with the
 // largest-file-first order, the external compactor's L2 -> L3 jobs wrote up
-// to 49 MiB each and 6x the bytes of RocksDB's own (notes/issue-19.md,
+// to 49 MiB each and 6-7x the bytes of RocksDB's own (notes/issue-19.md,
 // session 17). The cutter is a RocksDB SstPartitionerFactory: the compactor
 // registers each job's grandparents before CompactFiles, and the partitioner
 // RocksDB creates for the job's outputs applies RocksDB's three grandparent
@@ -34,6 +34,7 @@
 
 #include <rocksdb/sst_partitioner.h>
 
+#include "zonekv/compactor.h"
 #include "zonekv/mutex.h"
 
 namespace zonekv {
@@ -43,6 +44,13 @@ struct GrandparentFile {
   std::string largest_key;
   uint64_t size_bytes = 0;
 };
+
+// The files of `level` that overlap the user-key range [smallest, largest],
+// both ends inclusive: a job's grandparents when `level` lies below its
+// output level. REQUIRES: `level` sorted by smallest_key and disjoint (a
+// level >= 1); found by binary search.
+std::vector<GrandparentFile> OverlappingFiles(const std::vector<SstFileView>& level, const std::string& smallest,
+                                              const std::string& largest);
 
 struct CutRules {
   uint64_t max_compaction_bytes = 0;

@@ -27,6 +27,36 @@ std::string Key(const char* fmt, int i) {
   return buf;
 }
 
+// A job's grandparents: the files of the level below its output that its
+// key range touches, boundaries included, and no other.
+TEST(OverlappingFiles, TakesTheFilesTheRangeTouchesBoundariesIncluded) {
+  std::vector<SstFileView> level;
+  for (int i = 0; i < 10; i++) {  // [k00, k04], [k10, k14], ..., [k90, k94]
+    SstFileView f;
+    f.number = 100 + i;
+    f.smallest_key = Key("k%d0", i);
+    f.largest_key = Key("k%d4", i);
+    f.size_bytes = 1000 + i;
+    level.push_back(f);
+  }
+  auto firsts = [&](const std::string& a, const std::string& b) {
+    std::string s;
+    for (const GrandparentFile& g : OverlappingFiles(level, a, b)) s += g.smallest_key + " ";
+    return s;
+  };
+  EXPECT_EQ(firsts("k14", "k30"), "k10 k20 k30 ");  // ends on a boundary key at both sides
+  EXPECT_EQ(firsts("k15", "k19"), "");              // in a gap
+  EXPECT_EQ(firsts("a", "k00"), "k00 ");
+  EXPECT_EQ(firsts("k94", "z"), "k90 ");
+  EXPECT_EQ(firsts("z", "zz"), "");
+  EXPECT_EQ(firsts("a", "z"), "k00 k10 k20 k30 k40 k50 k60 k70 k80 k90 ");
+  std::vector<GrandparentFile> one = OverlappingFiles(level, "k52", "k52");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].largest_key, "k54");
+  EXPECT_EQ(one[0].size_bytes, 1005u);
+  EXPECT_TRUE(OverlappingFiles({}, "a", "z").empty());
+}
+
 struct Output {
   std::string first, last;
   uint64_t bytes = 0;
