@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 #include <time.h>
@@ -318,11 +319,11 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   // Calls into the DB and the layout provider, which must not call back
   // into the compactor.
   bool PickLocked(Job* job) ZONEKV_REQUIRES(mu_) {
-    if (view_ == nullptr || view_generation_ != generation_) {
+    if (!view_ || view_generation_ != generation_) {
       rocksdb::ColumnFamilyMetaData meta;
       db_->GetColumnFamilyMetaData(cf_, &meta);
       lsm_reads_.fetch_add(1, std::memory_order_relaxed);
-      view_ = std::make_shared<const LsmView>(LsmViewFromMetaData(meta, db_options_));
+      view_ = LsmViewFromMetaData(meta, db_options_);
       view_generation_ = generation_;
     }
     if (running_ > 0 && !CompactionBehind(*view_) && !WritesSlowed()) {
@@ -534,7 +535,7 @@ class CompactorImpl : public Compactor, public CompactorEvents {
   // copies every file's metadata under RocksDB's DB mutex, which a Get waits
   // for when it needs a new SuperVersion: the threads that look at one
   // generation share one copy. Jobs started since are in reserved_.
-  std::shared_ptr<const LsmView> view_ ZONEKV_GUARDED_BY(mu_);
+  std::optional<LsmView> view_ ZONEKV_GUARDED_BY(mu_);
   uint64_t view_generation_ ZONEKV_GUARDED_BY(mu_) = 0;
   mutable std::atomic<uint64_t> lsm_reads_{0};  // GetColumnFamilyMetaData calls
   int paused_ ZONEKV_GUARDED_BY(mu_) = 0;  // Pause() calls not yet resumed

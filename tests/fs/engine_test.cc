@@ -8,6 +8,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include <rocksdb/file_system.h>
 
@@ -443,8 +444,9 @@ class OpenWriterCleaningTest : public ::testing::Test {
     // The cleaner runs between the two deletes at times: delete the larger
     // garbage first, so that a pass that sees only one victim takes the zone
     // greedy takes first when it sees both.
-    const char* first = d > e1 ? "/000001.sst" : "/000003.sst";
-    const char* second = d > e1 ? "/000003.sst" : "/000001.sst";
+    const char* first = "/000001.sst";  // D
+    const char* second = "/000003.sst";  // E1
+    if (e1 > d) std::swap(first, second);
     ASSERT_TRUE(rfs_->DeleteFile(first, IOOptions(), nullptr).ok());
     ASSERT_TRUE(rfs_->DeleteFile(second, IOOptions(), nullptr).ok());
   }

@@ -146,8 +146,8 @@ TEST(MetadataTest, CreateWithTheLargestIdIsCorruption) {
 }
 
 // Found by fuzz/meta_edits_fuzz (UBSan: signed overflow): a create edit
-// whose hints store a level of 2^63 + 1 (stored plus one). A level or job
-// that does not fit an int is corruption.
+// whose hints store 2^63 for the level (stored plus one: a level of
+// 2^63 - 1). A level or job that does not fit an int is corruption.
 TEST(MetadataTest, AHintLevelBeyondAnIntIsCorruption) {
   const std::string edits("\x01\x00\x00\x00\x01\x00\x00\x80\x80\x80\x80\x80\x80\x80\x80\x80\x07\x07\x07"
                           "\x07\x03\x07\x07\x07\x07\x01\x00\x00\x00\xf6\x00\x20\x00",
