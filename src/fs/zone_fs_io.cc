@@ -11,7 +11,9 @@ namespace zonekv {
 namespace {
 
 // A writer waits for a collecting reclaimer at most this many allocation
-// timeouts: a collection stuck on a bug must not hang RocksDB.
+// timeouts after the collection last wrote: a collection stuck on a bug
+// must not hang RocksDB, and one that still writes is not stuck however long
+// it takes (a sanitizer build runs it several times slower).
 constexpr int kReclaimWaitFactor = 6;
 
 // A writer whose allocation saw a zone command (finish, reset) fail in this
@@ -326,6 +328,8 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   bool waited_for_upper = false;
   bool borrowed = false;  // this allocation opened the reserve (below)
   uint64_t kicked_at_progress = UINT64_MAX;  // progress_ when this writer last kicked the cleaner
+  uint64_t seen_reclaim_written = reclaim_written_bytes_;
+  auto reclaim_wrote_at = t_start;  // when this writer last saw the collection write (or started)
   FsView view;  // rebuilt each pass into the same memory
   // Passes in a row in which a zone command (finish, reset) failed: after
   // kMaxFailedZoneCommandPasses the device's error is the writer's, at once,
@@ -444,12 +448,17 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       EndReclaimerCallLocked();
     }
     // While the reclaimer collects, the timeout counts from when it stops,
-    // up to kReclaimWaitFactor timeouts in all; not for the reclaimer's own
-    // writes (it would wait for itself) nor for another compaction's (the
-    // collection may be waiting for its inputs).
+    // up to kReclaimWaitFactor timeouts after the collection last wrote; not
+    // for the reclaimer's own writes (it would wait for itself) nor for
+    // another compaction's (the collection may be waiting for its inputs).
     if (upper.collecting && !ThreadReclaiming() && !IsCompactionOutput(*f)) {
-      deadline = std::min(std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.alloc_timeout_ms),
-                          t_start + kReclaimWaitFactor * std::chrono::milliseconds(opts_.alloc_timeout_ms));
+      const auto now = std::chrono::steady_clock::now();
+      if (reclaim_written_bytes_ != seen_reclaim_written) {
+        seen_reclaim_written = reclaim_written_bytes_;
+        reclaim_wrote_at = now;
+      }
+      deadline = std::min(now + std::chrono::milliseconds(opts_.alloc_timeout_ms),
+                          reclaim_wrote_at + kReclaimWaitFactor * std::chrono::milliseconds(opts_.alloc_timeout_ms));
     }
     // (The reclaimer's own writes do not wait for it.)
     bool in_flight = !ThreadReclaiming() && (upper.collecting || upper.deciding);
@@ -540,6 +549,7 @@ Status ZoneFs::Impl::WriteData(FileRecord* f, const char* data, size_t n, bool p
     }
     uint64_t exact = std::min<uint64_t>(chunk, n - done);
     e.wp_bytes += chunk;
+    if (ThreadReclaiming()) reclaim_written_bytes_ += chunk;
     e.AddValid(ValidOwner::Of(f->meta.hints), chunk);
     e.last_write_us = NowUsLocked();
     if (f->meta.hints.lifetime > e.lifetime) e.lifetime = f->meta.hints.lifetime;

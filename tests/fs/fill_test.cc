@@ -460,6 +460,93 @@ TEST(FillTest, AFlushThatMetNoSpaceRecoversOnceSpaceIsBack) {
   EXPECT_EQ(FsckText(*fs), "");
 }
 
+// A reclaimer that reports a collection in flight while the test says so.
+class CollectingReclaimer : public SpaceReclaimer {
+ public:
+  void RequestSpace() override {}
+  Estimate Reclaimable() const override {
+    Estimate e;
+    e.garbage_bytes = 3 << 20;
+    e.collecting = collecting.load();
+    return e;
+  }
+  std::atomic<bool> collecting{false};
+};
+
+// A device whose empty zones are all held back from a WAL: 16 data zones of
+// 1 MiB, 13 of them full of live files, 3 empty, which a WAL must leave (1
+// for the cleaner, 2 for the collection's room; no recovery reserve, whose
+// loan would let the WAL in).
+struct HeldBackDevice {
+  HeldBackDevice() {
+    auto dev = OpenTestDevice("ram:zones=19,zone_size=1M,max_open=14,max_active=14");
+    ZoneFsOptions opts;
+    opts.alloc_timeout_ms = 100;  // the writer's cap: 6 x 100 ms after the collection's last write
+    opts.policy.zc = "off";       // space comes back only from the files the collection deletes
+    opts.emergency_zc = false;
+    opts.reserve_zones = 0;
+    fs = FormatAndMount(dev, opts);
+    rfs = fs->file_system();
+    for (int i = 0; i < 13; i++) {
+      EXPECT_TRUE(test::WriteFile(rfs.get(), "/db/old" + std::to_string(i), test::Pattern(i, 1 << 20)).ok());
+    }
+    EXPECT_EQ(fs->Stats().zones_empty, 3u);
+    fs->SetSpaceReclaimer(reclaimer);
+    fs->SetBlobGcTarget(1, 2 << 20);
+  }
+  std::shared_ptr<ZoneFs> fs;
+  std::shared_ptr<rocksdb::FileSystem> rfs;
+  std::shared_ptr<CollectingReclaimer> reclaimer = std::make_shared<CollectingReclaimer>();
+};
+
+// Issue 16 (a CI failure under ASan): a writer waited for a collection at
+// most 6 allocation timeouts in all, so a collection slowed down (ASan)
+// left a flush with NoSpace while it still ran and 143 MiB were free. Now
+// the cap counts from the collection's last write: a writer waits for a
+// collection that writes a zone every 400 ms for twice the cap's time,
+// then gets a zone it frees.
+TEST(FillTest, AWriterWaitsForACollectionAsLongAsItWrites) {
+  HeldBackDevice d;
+  d.reclaimer->collecting = true;
+  std::thread collection([&] {
+    ZoneFs::SetThreadReclaiming(true);
+    for (int i = 0; i < 2; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      EXPECT_TRUE(test::WriteFile(d.rfs.get(), "/db/00010" + std::to_string(i) + ".blob",
+                                  test::Pattern(100 + i, 1 << 20)).ok());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    for (int i = 0; i < 3; i++) {
+      EXPECT_TRUE(d.rfs->DeleteFile("/db/old" + std::to_string(i), rocksdb::IOOptions(), nullptr).ok());
+    }
+    d.fs->SetBlobGcTarget(0, 0);
+    d.reclaimer->collecting = false;
+    ZoneFs::SetThreadReclaiming(false);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  rocksdb::IOStatus s = test::WriteFile(d.rfs.get(), "/db/000009.log", test::Pattern(9, 4096));
+  const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  collection.join();
+  EXPECT_TRUE(s.ok()) << "after " << waited_s << " s: " << s.ToString();
+  EXPECT_GE(waited_s, 1.15) << "the WAL got a zone the collection's room holds";
+  EXPECT_EQ(test::ReadFile(d.rfs.get(), "/db/000009.log"), test::Pattern(9, 4096));
+}
+
+// ... and a collection that does not write is taken for stuck: the
+// writer's NoSpace comes 6 allocation timeouts after it started waiting,
+// not when the collection ends.
+TEST(FillTest, AWriterGivesUpOnACollectionThatDoesNotWrite) {
+  HeldBackDevice d;
+  d.reclaimer->collecting = true;  // never ends, never writes
+  const auto t0 = std::chrono::steady_clock::now();
+  rocksdb::IOStatus s = test::WriteFile(d.rfs.get(), "/db/000009.log", test::Pattern(9, 4096));
+  const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(s.ToString().find("No space"), std::string::npos) << s.ToString();
+  EXPECT_GE(waited_s, 0.55);
+  EXPECT_LT(waited_s, 5.0);
+  d.reclaimer->collecting = false;
+}
+
 class FillPolicyTest : public ::testing::TestWithParam<std::string> {};
 
 // Every cleaning policy, tight open/active limits (4 for data after the
