@@ -183,11 +183,15 @@ struct PickerOptions {
   // ties by fewest overlapping next-level bytes) or "min-overlap" (RocksDB's
   // kMinOverlappingRatio: overlapping next-level bytes / file size, ascending).
   std::string sica_order = "largest";
+  // zaca's (and acc's) score of a group: "same" (the paper: S_same) or
+  // "same-per-write" (S_same x the share of the job's writes that are its
+  // input level's bytes; picker_common.h, ChooseZaca).
+  std::string zaca_score = "same";
   double acc_turning_point_pct = 25;  // acc: zaca only when free space % < this
   bool acc_level_constraint = true;   // acc: never zaca for L0/L1 inputs
 
-  // Sets a knob by name (PickerKnobs(): sica_order, acc_turning_point_pct,
-  // acc_level_constraint).
+  // Sets a knob by name (PickerKnobs(): sica_order, zaca_score,
+  // acc_turning_point_pct, acc_level_constraint).
   Status Set(const std::string& key, const std::string& value);
   Status Validate() const;
   Json ToJson() const;

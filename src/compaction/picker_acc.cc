@@ -12,8 +12,11 @@ namespace {
 
 class AccPicker : public CompactionPicker {
  public:
-  AccPicker(bool min_overlap, double turning_point, bool level_constraint)
-      : min_overlap_(min_overlap), turning_point_(turning_point), level_constraint_(level_constraint) {}
+  AccPicker(bool min_overlap, bool per_write, double turning_point, bool level_constraint)
+      : min_overlap_(min_overlap),
+        per_write_(per_write),
+        turning_point_(turning_point),
+        level_constraint_(level_constraint) {}
   const char* name() const override { return "acc"; }
   bool needs_layout() const override { return true; }
   // Above the turning point acc picks as sica: the free ratio is all it reads.
@@ -26,7 +29,7 @@ class AccPicker : public CompactionPicker {
         [&](int level, const std::vector<CandidateGroup>& groups) {
           if (short_of_space && (!level_constraint_ || level >= 2)) {
             used_zaca = true;
-            return ChooseZaca(groups, *layout, min_overlap_);
+            return ChooseZaca(groups, *layout, min_overlap_, per_write_);
           }
           return ChooseSica(groups, min_overlap_);
         },
@@ -37,21 +40,23 @@ class AccPicker : public CompactionPicker {
 
  private:
   const bool min_overlap_;
+  const bool per_write_;
   const double turning_point_;
   const bool level_constraint_;
 };
 
 }  // namespace
 
-std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, double turning_point, bool level_constraint) {
-  return std::make_unique<AccPicker>(min_overlap, turning_point, level_constraint);
+std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, bool per_write, double turning_point,
+                                               bool level_constraint) {
+  return std::make_unique<AccPicker>(min_overlap, per_write, turning_point, level_constraint);
 }
 
 PickerEntry AccPickerEntry() {
   return {"acc", "adaptive: zaca while free space is below acc_turning_point_pct, sica otherwise",
-          {"sica_order", "acc_turning_point_pct", "acc_level_constraint"}, [](const PickerOptions& o) {
-            return NewAccPicker(o.sica_order == "min-overlap", o.acc_turning_point_pct / 100,
-                                o.acc_level_constraint);
+          {"sica_order", "zaca_score", "acc_turning_point_pct", "acc_level_constraint"}, [](const PickerOptions& o) {
+            return NewAccPicker(o.sica_order == "min-overlap", o.zaca_score == "same-per-write",
+                                o.acc_turning_point_pct / 100, o.acc_level_constraint);
           }};
 }
 

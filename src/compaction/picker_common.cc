@@ -318,7 +318,8 @@ size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap) {
   return SicaOrder(groups, min_overlap).front();
 }
 
-size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap) {
+size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,
+                  bool per_write) {
   // Look every file of the two levels up once, not once per group.
   const std::vector<SstFileView>& files = *groups.front().level_files;
   const std::vector<SstFileView>& next = *groups.front().next_files;
@@ -334,6 +335,9 @@ size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& l
     for (size_t f = g.in_first; f <= g.in_last; ++f) acc.Add(in_zones[f], files[f].size_bytes);
     for (size_t f = g.out_first; f < g.out_end; ++f) acc.Add(out_zones[f], next[f].size_bytes);
     double score = acc.Score();
+    if (per_write) {
+      score *= static_cast<double>(g.input_bytes) / static_cast<double>(std::max<uint64_t>(1, g.input_bytes + g.overlap_bytes));
+    }
     if (score > best_score + 1e-12) {
       best = i;
       best_score = score;

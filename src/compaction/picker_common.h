@@ -77,8 +77,13 @@ bool PickLeveled(const LsmView& view, const GroupChooser& choose, const char* pi
 // Remaining ties go to the earlier group.
 size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap);
 
-// zaca's choice: the group with the highest S_same over all its files
-// (inputs and outputs); ties by ChooseSica's order.
-size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap);
+// zaca's choice: the group with the highest score, ties by ChooseSica's
+// order. By PickerOptions::zaca_score, the score is
+//   same:           S_same over all the group's files (inputs and outputs);
+//   same-per-write: S_same x input_bytes / (input_bytes + overlap_bytes),
+//                   the share of the job's writes that moves data down
+//                   (what sica's min-overlap order maximises).
+size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,
+                  bool per_write);
 
 }  // namespace zonekv

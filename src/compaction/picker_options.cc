@@ -25,6 +25,11 @@ Status CheckSicaOrder(std::string_view key, const std::string& v) {
   return Status::InvalidArgument(std::string(key) + "='" + v + "' is not a file order (known: largest, min-overlap)");
 }
 
+Status CheckZacaScore(std::string_view key, const std::string& v) {
+  if (v == "same" || v == "same-per-write") return Status::OK();
+  return Status::InvalidArgument(std::string(key) + "='" + v + "' is not a zaca score (known: same, same-per-write)");
+}
+
 }  // namespace
 
 const KnobTable<PickerOptions>& PickerKnobs() {
@@ -33,6 +38,8 @@ const KnobTable<PickerOptions>& PickerKnobs() {
       "compaction picker",
       {ChoiceKnob("sica_order", &O::sica_order, "sica, zaca, acc: file order within a level: largest|min-overlap",
                   CheckSicaOrder),
+       ChoiceKnob("zaca_score", &O::zaca_score, "zaca, acc: a group's score: same (S_same)|same-per-write",
+                  CheckZacaScore),
        PercentKnob("acc_turning_point_pct", &O::acc_turning_point_pct,
                    "acc: use zaca when free space % is below this"),
        BoolKnob("acc_level_constraint", &O::acc_level_constraint, "acc: never zaca for L0/L1 inputs (true/false)")},
@@ -46,6 +53,7 @@ Status PickerOptions::Set(const std::string& key, const std::string& value) {
 
 Status PickerOptions::Validate() const {
   ZONEKV_RETURN_IF_ERROR(CheckSicaOrder("sica_order", sica_order));
+  ZONEKV_RETURN_IF_ERROR(CheckZacaScore("zaca_score", zaca_score));
   if (!(acc_turning_point_pct >= 0 && acc_turning_point_pct <= 100)) {
     return Status::InvalidArgument("acc_turning_point_pct=" + std::to_string(acc_turning_point_pct) +
                                    " is not a percentage in [0, 100]");

@@ -1,5 +1,6 @@
 // zaca: in the level sica would compact, the candidate group with the highest
-// S_same (the paper's ZACA, section V-A). Without a layout every group scores
+// S_same (the paper's ZACA, section V-A), or with zaca_score=same-per-write
+// the highest S_same per byte the job writes (ChooseZaca). Without a layout every group scores
 // as if each file sat in a zone of its own, so the choice degrades to the
 // group spread over the fewest, largest files; the compactor never runs zaca
 // without a layout (needs_layout).
@@ -12,30 +13,33 @@ namespace {
 
 class ZacaPicker : public CompactionPicker {
  public:
-  explicit ZacaPicker(bool min_overlap) : min_overlap_(min_overlap) {}
+  ZacaPicker(bool min_overlap, bool per_write) : min_overlap_(min_overlap), per_write_(per_write) {}
   const char* name() const override { return "zaca"; }
   bool needs_layout() const override { return true; }
   bool Pick(const LsmView& view, const ZoneLayout* layout, CompactionPick* out) override {
     const ZoneLayout empty;
     const ZoneLayout& l = layout != nullptr ? *layout : empty;
     return PickLeveled(
-        view, [&](int, const std::vector<CandidateGroup>& groups) { return ChooseZaca(groups, l, min_overlap_); },
+        view, [&](int, const std::vector<CandidateGroup>& groups) { return ChooseZaca(groups, l, min_overlap_, per_write_); },
         "zaca", out);
   }
 
  private:
   const bool min_overlap_;
+  const bool per_write_;
 };
 
 }  // namespace
 
-std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap) {
-  return std::make_unique<ZacaPicker>(min_overlap);
+std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap, bool per_write) {
+  return std::make_unique<ZacaPicker>(min_overlap, per_write);
 }
 
 PickerEntry ZacaPickerEntry() {
   return {"zaca", "zone-aware: the candidate whose compaction frees the most zone space (S_same, S_inval)",
-          {"sica_order"}, [](const PickerOptions& o) { return NewZacaPicker(o.sica_order == "min-overlap"); }};
+          {"sica_order", "zaca_score"}, [](const PickerOptions& o) {
+            return NewZacaPicker(o.sica_order == "min-overlap", o.zaca_score == "same-per-write");
+          }};
 }
 
 }  // namespace zonekv

@@ -43,7 +43,7 @@ TEST(Zaca, PicksTheGroupWithTheHighestSameZoneScore) {
   EXPECT_DOUBLE_EQ(score(2), 0.5);
 
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_level, 1);
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
   EXPECT_EQ(z.output_files, (std::vector<uint64_t>{21, 22}));
@@ -54,12 +54,39 @@ TEST(Zaca, PicksTheGroupWithTheHighestSameZoneScore) {
   EXPECT_EQ(s.input_files, (std::vector<uint64_t>{10}));
 }
 
+// zaca_score=same-per-write: S_same times the share of the job's bytes
+// that are its input level's. Group X sits in one zone (S_same 1) but
+// rewrites nine bytes of L2 for each byte it moves down (1 x 0.1); group Y
+// is spread over two zones ((60^2 + 20^2) / 80^2 = 0.625) and rewrites one
+// byte for three (0.625 x 0.75 = 0.47). The paper's zaca takes X.
+TEST(Zaca, PerWriteWeighsSameZoneAgainstTheBytesAJobRewrites) {
+  ZoneLayout layout;
+  LsmBuilder b;
+  b.File(1, 10, 10, "a", "c").File(1, 11, 60, "d", "f");
+  b.File(2, 20, 90, "a", "c").File(2, 21, 20, "d", "f");
+  Place(&layout, 10, 5, 10);
+  Place(&layout, 20, 5, 90);
+  Place(&layout, 11, 0, 60);
+  Place(&layout, 21, 1, 20);
+  b.view().max_bytes_for_level_base = 50;  // L1 (70 bytes) is over its target
+  CompactionPick same, per_write;
+  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &same));
+  ASSERT_TRUE(NewZacaPicker(false, true)->Pick(b.view(), &layout, &per_write));
+  EXPECT_EQ(same.input_files, (std::vector<uint64_t>{10}));
+  EXPECT_EQ(per_write.input_files, (std::vector<uint64_t>{11}));
+  CompactionPick acc;  // acc below its turning point scores the same way
+  layout.free_ratio = 0.1;
+  ASSERT_TRUE(NewAccPicker(false, true, 0.25, false)->Pick(b.view(), &layout, &acc));
+  EXPECT_EQ(acc.input_files, (std::vector<uint64_t>{11}));
+  EXPECT_STREQ(acc.picked_by, "zaca");
+}
+
 TEST(Zaca, SkipsABetterGroupThatIsBusy) {
   ZoneLayout layout;
   LsmBuilder b = Layered(&layout);
   b.view().levels[2][1].being_compacted = true;  // file 21
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{12}));
 }
 
@@ -70,7 +97,7 @@ TEST(Zaca, EqualScoresFallBackToSicaOrder) {
   Place(&layout, 10, 0, 50);
   Place(&layout, 11, 1, 70);
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
 }
 
@@ -80,7 +107,7 @@ TEST(Zaca, CompactsTheLevelSicaWould) {
   b.File(3, 30, 10, "a", "z");
   b.File(2, 24, 3000, "x", "y");  // L2: 3130 / 1000 beats L1's 1.3
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_level, 2);
 }
 
