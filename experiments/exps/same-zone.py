@@ -9,8 +9,9 @@ baseline as it describes it: RocksDB's own compaction picking the largest
 file first, compaction_pri=kByCompensatedSize, which the paper calls SICA;
 RocksDB 7.8 defaults to kMinOverlappingRatio), s-liza (SICA + LIZA: the
 baseline on our external compactor), a-liza (ACC + LIZA), caza (SICA + CAZA),
-a-caza (ACC + CAZA); beyond the paper, a-caza+ (A-CAZA whose zaca scores a
-group S_same x input / (input + overlap): docs/formulas.md), n-caza (CAZA on
+a-caza (ACC + CAZA); beyond the paper, a-caza+ (A-CAZA whose zaca picks the
+group that empties the zones it touches, per byte written:
+--zaca_score=kill-per-write, docs/formulas.md), n-caza (CAZA on
 RocksDB's native compaction) and h-caza (native compaction above ACC's
 turning point, ACC's picker below: docs/compaction.md); then ACC's turning point
 {0, 25, 30, 50}% with and without the level constraint, on fillrandom.
@@ -50,13 +51,12 @@ FILL_GB = 48  # the paper writes 72 GB; see the deviations above
 YCSB_GB = 24  # the paper loads 36 GB; see the deviations above
 SCHEMES = ["baseline", "n-liza", "s-liza", "a-liza", "caza", "a-caza", "a-caza+", "n-caza", "h-caza"]
 # (scheme, reference, what the reference is): the paper's A-CAZA against
-# each baseline, a-caza+ against the baseline and A-CAZA, and CAZA at native speed (issue 19, docs/compaction.md) against
+# each baseline, a-caza+ against the baseline, and CAZA at native speed (issue 19, docs/compaction.md) against
 # RocksDB's own compaction.
 COMPARISONS = [("a-caza", "baseline", "RocksDB's native compaction"),
                ("a-caza", "n-liza", "the paper's baseline: RocksDB's native compaction, largest file first"),
                ("a-caza", "s-liza", "the same external compactor, sica + liza"),
-               ("a-caza+", "baseline", "zaca scored per byte written"),
-               ("a-caza+", "a-caza", "the paper's zaca score, S_same alone"),
+               ("a-caza+", "baseline", "zaca scored by the zones a job empties, per byte written"),
                ("n-caza", "baseline", "CAZA on native compaction"),
                ("h-caza", "baseline", "hybrid: native above ACC's turning point, acc below")]
 WORKLOADS = [("fillrandom", None), ("zipfian", "zipfian"), ("latest", "latest"), ("uniform", "uniform")]

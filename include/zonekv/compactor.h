@@ -141,6 +141,7 @@ bool CompactionBehind(const LsmView& view);
 struct ZoneLayout {
   std::map<uint64_t, std::map<uint32_t, uint64_t>> sst_zones;  // file number -> zone -> bytes
   double free_ratio = 1.0;                                     // FsView::free_ratio()
+  std::vector<uint64_t> zone_valid_bytes;                      // by zone number (FsView's zones)
 
   static ZoneLayout FromFsView(const FsView& view);
   // The file's bytes per zone; nullptr if the file system does not know it.
@@ -183,9 +184,11 @@ struct PickerOptions {
   // ties by fewest overlapping next-level bytes) or "min-overlap" (RocksDB's
   // kMinOverlappingRatio: overlapping next-level bytes / file size, ascending).
   std::string sica_order = "largest";
-  // zaca's (and acc's) score of a group: "same" (the paper: S_same) or
+  // zaca's (and acc's) score of a group: "same" (the paper: S_same),
   // "same-per-write" (S_same x the share of the job's writes that are its
-  // input level's bytes; picker_common.h, ChooseZaca).
+  // input level's bytes) or "kill-per-write" (the share of each touched
+  // zone's live data the job invalidates, x the same share; picker_common.h,
+  // ZacaScore).
   std::string zaca_score = "same";
   double acc_turning_point_pct = 25;  // acc: zaca only when free space % < this
   bool acc_level_constraint = true;   // acc: never zaca for L0/L1 inputs

@@ -60,11 +60,12 @@ std::vector<Scheme> MakeSchemes() {
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"blob_gc_cutoff", "fixed"}}},
       {"a-caza+",
-       "A-CAZA whose zaca weighs a group's zone concentration by the share of its writes that move data down "
-       "(zaca_score=same-per-write: S_same x input / (input + overlap); docs/formulas.md)",
+       "A-CAZA whose zaca picks the group that empties the zones it touches, per byte it writes "
+       "(zaca_score=kill-per-write: the share of each touched zone's live data the job invalidates x "
+       "input / (input + overlap); docs/formulas.md)",
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
-       {{"compaction", "acc"}, {"zaca_score", "same-per-write"}, {"blob_gc_cutoff", "fixed"}}},
+       {{"compaction", "acc"}, {"zaca_score", "kill-per-write"}, {"blob_gc_cutoff", "fixed"}}},
       {"n-caza",
        "CAZA allocation with RocksDB's native compaction: the compaction observer tells CAZA what each native job "
        "(and subcompaction) writes",

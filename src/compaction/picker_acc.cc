@@ -12,9 +12,9 @@ namespace {
 
 class AccPicker : public CompactionPicker {
  public:
-  AccPicker(bool min_overlap, bool per_write, double turning_point, bool level_constraint)
+  AccPicker(bool min_overlap, ZacaScore score, double turning_point, bool level_constraint)
       : min_overlap_(min_overlap),
-        per_write_(per_write),
+        score_(score),
         turning_point_(turning_point),
         level_constraint_(level_constraint) {}
   const char* name() const override { return "acc"; }
@@ -29,7 +29,7 @@ class AccPicker : public CompactionPicker {
         [&](int level, const std::vector<CandidateGroup>& groups) {
           if (short_of_space && (!level_constraint_ || level >= 2)) {
             used_zaca = true;
-            return ChooseZaca(groups, *layout, min_overlap_, per_write_);
+            return ChooseZaca(groups, *layout, min_overlap_, score_);
           }
           return ChooseSica(groups, min_overlap_);
         },
@@ -40,22 +40,22 @@ class AccPicker : public CompactionPicker {
 
  private:
   const bool min_overlap_;
-  const bool per_write_;
+  const ZacaScore score_;
   const double turning_point_;
   const bool level_constraint_;
 };
 
 }  // namespace
 
-std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, bool per_write, double turning_point,
+std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, ZacaScore score, double turning_point,
                                                bool level_constraint) {
-  return std::make_unique<AccPicker>(min_overlap, per_write, turning_point, level_constraint);
+  return std::make_unique<AccPicker>(min_overlap, score, turning_point, level_constraint);
 }
 
 PickerEntry AccPickerEntry() {
   return {"acc", "adaptive: zaca while free space is below acc_turning_point_pct, sica otherwise",
           {"sica_order", "zaca_score", "acc_turning_point_pct", "acc_level_constraint"}, [](const PickerOptions& o) {
-            return NewAccPicker(o.sica_order == "min-overlap", o.zaca_score == "same-per-write",
+            return NewAccPicker(o.sica_order == "min-overlap", ZacaScoreNamed(o.zaca_score),
                                 o.acc_turning_point_pct / 100, o.acc_level_constraint);
           }};
 }

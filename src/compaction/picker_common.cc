@@ -318,8 +318,14 @@ size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap) {
   return SicaOrder(groups, min_overlap).front();
 }
 
+ZacaScore ZacaScoreNamed(const std::string& name) {
+  if (name == "same-per-write") return ZacaScore::kSamePerWrite;
+  if (name == "kill-per-write") return ZacaScore::kKillPerWrite;
+  return ZacaScore::kSame;
+}
+
 size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,
-                  bool per_write) {
+                  ZacaScore kind) {
   // Look every file of the two levels up once, not once per group.
   const std::vector<SstFileView>& files = *groups.front().level_files;
   const std::vector<SstFileView>& next = *groups.front().next_files;
@@ -334,9 +340,10 @@ size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& l
     acc.Clear();
     for (size_t f = g.in_first; f <= g.in_last; ++f) acc.Add(in_zones[f], files[f].size_bytes);
     for (size_t f = g.out_first; f < g.out_end; ++f) acc.Add(out_zones[f], next[f].size_bytes);
-    double score = acc.Score();
-    if (per_write) {
-      score *= static_cast<double>(g.input_bytes) / static_cast<double>(std::max<uint64_t>(1, g.input_bytes + g.overlap_bytes));
+    double score = kind == ZacaScore::kKillPerWrite ? acc.KillScore(layout.zone_valid_bytes) : acc.Score();
+    if (kind != ZacaScore::kSame) {
+      const uint64_t written = std::max<uint64_t>(1, g.input_bytes + g.overlap_bytes);
+      score *= static_cast<double>(g.input_bytes) / static_cast<double>(written);
     }
     if (score > best_score + 1e-12) {
       best = i;

@@ -77,13 +77,24 @@ bool PickLeveled(const LsmView& view, const GroupChooser& choose, const char* pi
 // Remaining ties go to the earlier group.
 size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap);
 
-// zaca's choice: the group with the highest score, ties by ChooseSica's
-// order. By PickerOptions::zaca_score, the score is
-//   same:           S_same over all the group's files (inputs and outputs);
-//   same-per-write: S_same x input_bytes / (input_bytes + overlap_bytes),
-//                   the share of the job's writes that moves data down
-//                   (what sica's min-overlap order maximises).
+// zaca's score of a group (PickerOptions::zaca_score):
+//   kSame (same):                    S_same over all the group's files
+//                                    (inputs and outputs);
+//   kSamePerWrite (same-per-write):  S_same x input_bytes / (input_bytes +
+//                                    overlap_bytes), the share of the job's
+//                                    writes that moves data down (what sica's
+//                                    min-overlap order maximises);
+//   kKillPerWrite (kill-per-write):  sum_m S_m^2 / V_m / sum_m S_m, V_m the
+//                                    valid bytes of zone m (the share of each
+//                                    zone's live data the job invalidates,
+//                                    1 when every zone it touches dies), times
+//                                    the same share of writes.
+enum class ZacaScore { kSame, kSamePerWrite, kKillPerWrite };
+// The knob's value as a ZacaScore. REQUIRES: a value the knob accepts.
+ZacaScore ZacaScoreNamed(const std::string& name);
+
+// zaca's choice: the group with the highest score, ties by ChooseSica's order.
 size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,
-                  bool per_write);
+                  ZacaScore score);
 
 }  // namespace zonekv

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "picker_common.h"
 #include "zonekv/compactor.h"
 
 namespace zonekv {
@@ -13,11 +14,11 @@ namespace zonekv {
 using PickerEntry = PolicyEntry<PickerFactory>;
 
 std::unique_ptr<CompactionPicker> NewSicaPicker(bool min_overlap);
-// per_write: zaca_score=same-per-write (ChooseZaca).
-std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap, bool per_write);
+// score: zaca_score (picker_common.h, ChooseZaca).
+std::unique_ptr<CompactionPicker> NewZacaPicker(bool min_overlap, ZacaScore score);
 // zaca when layout->free_ratio < turning_point and (level >= 2 or
 // !level_constraint); sica otherwise.
-std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, bool per_write, double turning_point,
+std::unique_ptr<CompactionPicker> NewAccPicker(bool min_overlap, ZacaScore score, double turning_point,
                                                bool level_constraint);
 
 }  // namespace zonekv

@@ -2,6 +2,7 @@
 // one (paper eq. 1). Shared by SameZoneScore and zaca's inner loop.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -44,6 +45,19 @@ class SameZoneAccumulator {
     double sum_sq = sum_sq_unknown_;
     for (const auto& e : per_zone_) sum_sq += e.second * e.second;
     return sum_sq / (total_ * total_);
+  }
+  // sum_m S_m^2 / V_m / sum_m S_m, V_m = zone_valid[m] (at least S_m): in
+  // [0, 1], 1 when the added bytes are all of every zone's valid data. Bytes
+  // of files the layout does not know, or in zones zone_valid does not
+  // cover, count as killing nothing.
+  double KillScore(const std::vector<uint64_t>& zone_valid) const {
+    if (total_ <= 0) return 0;
+    double kill = 0;
+    for (const auto& [zone, bytes] : per_zone_) {
+      if (zone >= zone_valid.size()) continue;
+      kill += bytes * bytes / std::max(bytes, static_cast<double>(zone_valid[zone]));
+    }
+    return kill / total_;
   }
 
  private:

@@ -14,6 +14,10 @@ ZoneLayout ZoneLayout::FromFsView(const FsView& view) {
     layout.sst_zones[f.hints.number] = f.bytes_per_zone;
   }
   layout.free_ratio = view.free_ratio();
+  for (const ZoneView& z : view.zones) {
+    if (z.id >= layout.zone_valid_bytes.size()) layout.zone_valid_bytes.resize(z.id + 1, 0);
+    layout.zone_valid_bytes[z.id] = z.valid_bytes;
+  }
   return layout;
 }
 

@@ -530,7 +530,7 @@ class ZoneFs::Impl {
   std::condition_variable_any reclaimer_cv_;
   uint64_t blob_gc_target_ ZONEKV_GUARDED_BY(mu_) = 0;  // blob files <= this are being collected (0: none)
   uint32_t blob_gc_reserve_zones_ ZONEKV_GUARDED_BY(mu_) = 0;  // empty zones other writers leave to that collection
-  uint64_t reclaim_written_bytes_ ZONEKV_GUARDED_BY(mu_) = 0;  // written by reclaiming threads (a collection's progress)
+  uint64_t reclaim_written_bytes_ ZONEKV_GUARDED_BY(mu_) = 0;  // by reclaiming threads: a collection's progress
   // Back-pressure on flushes (SetNewDataRate): a token bucket of bytes.
   std::atomic<uint64_t> new_data_rate_{0};  // bytes/s; 0 = no limit (read without a lock on every write)
   mutable Mutex pace_mu_ ZONEKV_ACQUIRED_AFTER(mu_);

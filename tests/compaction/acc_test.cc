@@ -34,7 +34,7 @@ TEST(Acc, SicaWhileFreeSpaceIsAboveTheTurningPoint) {
   ZoneLayout layout;
   LsmBuilder b = TwoGroups(2, &layout);
   layout.free_ratio = 0.30;
-  CompactionPick p = Pick(NewAccPicker(false, false, 0.25, true).get(), b, layout);
+  CompactionPick p = Pick(NewAccPicker(false, ZacaScore::kSame, 0.25, true).get(), b, layout);
   EXPECT_EQ(p.input_files, (std::vector<uint64_t>{200}));
   EXPECT_STREQ(p.picked_by, "sica");
 }
@@ -43,7 +43,7 @@ TEST(Acc, ZacaBelowTheTurningPointFromL2) {
   ZoneLayout layout;
   LsmBuilder b = TwoGroups(2, &layout);
   layout.free_ratio = 0.20;
-  CompactionPick p = Pick(NewAccPicker(false, false, 0.25, true).get(), b, layout);
+  CompactionPick p = Pick(NewAccPicker(false, ZacaScore::kSame, 0.25, true).get(), b, layout);
   EXPECT_EQ(p.input_files, (std::vector<uint64_t>{201}));
   EXPECT_STREQ(p.picked_by, "zaca");
 }
@@ -52,10 +52,10 @@ TEST(Acc, LevelConstraintKeepsL1OnSicaUnlessSwitchedOff) {
   ZoneLayout layout;
   LsmBuilder b = TwoGroups(1, &layout);
   layout.free_ratio = 0.10;
-  CompactionPick with = Pick(NewAccPicker(false, false, 0.25, true).get(), b, layout);
+  CompactionPick with = Pick(NewAccPicker(false, ZacaScore::kSame, 0.25, true).get(), b, layout);
   EXPECT_EQ(with.input_files, (std::vector<uint64_t>{100}));
   EXPECT_STREQ(with.picked_by, "sica");
-  CompactionPick without = Pick(NewAccPicker(false, false, 0.25, false).get(), b, layout);
+  CompactionPick without = Pick(NewAccPicker(false, ZacaScore::kSame, 0.25, false).get(), b, layout);
   EXPECT_EQ(without.input_files, (std::vector<uint64_t>{101}));
   EXPECT_STREQ(without.picked_by, "zaca");
 }
@@ -64,8 +64,8 @@ TEST(Acc, TurningPointZeroNeverRunsZaca) {
   ZoneLayout layout;
   LsmBuilder b = TwoGroups(2, &layout);
   layout.free_ratio = 0.0;
-  EXPECT_STREQ(Pick(NewAccPicker(false, false, 0.0, false).get(), b, layout).picked_by, "sica");
-  EXPECT_STREQ(Pick(NewAccPicker(false, false, 0.5, false).get(), b, layout).picked_by, "zaca");
+  EXPECT_STREQ(Pick(NewAccPicker(false, ZacaScore::kSame, 0.0, false).get(), b, layout).picked_by, "sica");
+  EXPECT_STREQ(Pick(NewAccPicker(false, ZacaScore::kSame, 0.5, false).get(), b, layout).picked_by, "zaca");
 }
 
 }  // namespace

@@ -21,9 +21,11 @@ TEST(PickerOptions, SetsKnobsByNameAndRejectsBadValues) {
   EXPECT_TRUE(o.Set("sica_order", "smallest").Is(Status::Code::kInvalidArgument));
   s = o.Set("zaca_score", "inval");
   EXPECT_TRUE(s.Is(Status::Code::kInvalidArgument));
-  EXPECT_NE(s.message().find("known: same, same-per-write"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("known: same, same-per-write, kill-per-write"), std::string::npos) << s.message();
   EXPECT_NE(o.Set("turning_point", "25").message().find("known:"), std::string::npos);
-  EXPECT_EQ(o.ToJson().Dump(), R"({"sica_order":"min-overlap","zaca_score":"same-per-write","acc_turning_point_pct":30,"acc_level_constraint":false})");
+  EXPECT_EQ(o.ToJson().Dump(),
+            R"({"sica_order":"min-overlap","zaca_score":"same-per-write","acc_turning_point_pct":30,)"
+            R"("acc_level_constraint":false})");
 }
 
 TEST(PickerOptions, FactoryKnowsThePickers) {

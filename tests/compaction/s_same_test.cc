@@ -222,6 +222,9 @@ TEST(ZoneLayout, TakesOnlyNumberedSstFilesFromTheFsView) {
   EXPECT_EQ(layout.Find(8), nullptr);
   EXPECT_DOUBLE_EQ(layout.free_ratio, v.free_ratio());
   EXPECT_GT(layout.free_ratio, 0.0);
+  // Every zone's valid bytes, by zone number (zaca_score=kill-per-write).
+  ASSERT_EQ(layout.zone_valid_bytes.size(), v.zones.size());
+  for (const ZoneView& z : v.zones) EXPECT_EQ(layout.zone_valid_bytes[z.id], z.valid_bytes) << z.id;
 }
 
 }  // namespace

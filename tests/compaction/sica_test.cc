@@ -238,8 +238,9 @@ TEST(IntraL0, MergesTheNewestFilesWhileL0ToL1IsBlocked) {
   // Every picker shares the fallback.
   ZoneLayout layout;
   layout.free_ratio = 0.1;
-  EXPECT_EQ(MustPick(NewZacaPicker(false, false).get(), b.view(), &layout).input_files, p.input_files);
-  EXPECT_EQ(MustPick(NewAccPicker(false, false, 0.25, false).get(), b.view(), &layout).input_files, p.input_files);
+  EXPECT_EQ(MustPick(NewZacaPicker(false, ZacaScore::kSame).get(), b.view(), &layout).input_files, p.input_files);
+  EXPECT_EQ(MustPick(NewAccPicker(false, ZacaScore::kSame, 0.25, false).get(), b.view(), &layout).input_files,
+            p.input_files);
 }
 
 TEST(IntraL0, FollowsRocksDbsLimits) {

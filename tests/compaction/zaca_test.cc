@@ -43,7 +43,7 @@ TEST(Zaca, PicksTheGroupWithTheHighestSameZoneScore) {
   EXPECT_DOUBLE_EQ(score(2), 0.5);
 
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSame)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_level, 1);
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
   EXPECT_EQ(z.output_files, (std::vector<uint64_t>{21, 22}));
@@ -70,15 +70,35 @@ TEST(Zaca, PerWriteWeighsSameZoneAgainstTheBytesAJobRewrites) {
   Place(&layout, 21, 1, 20);
   b.view().max_bytes_for_level_base = 50;  // L1 (70 bytes) is over its target
   CompactionPick same, per_write;
-  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &same));
-  ASSERT_TRUE(NewZacaPicker(false, true)->Pick(b.view(), &layout, &per_write));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSame)->Pick(b.view(), &layout, &same));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSamePerWrite)->Pick(b.view(), &layout, &per_write));
   EXPECT_EQ(same.input_files, (std::vector<uint64_t>{10}));
   EXPECT_EQ(per_write.input_files, (std::vector<uint64_t>{11}));
   CompactionPick acc;  // acc below its turning point scores the same way
   layout.free_ratio = 0.1;
-  ASSERT_TRUE(NewAccPicker(false, true, 0.25, false)->Pick(b.view(), &layout, &acc));
+  ASSERT_TRUE(NewAccPicker(false, ZacaScore::kSamePerWrite, 0.25, false)->Pick(b.view(), &layout, &acc));
   EXPECT_EQ(acc.input_files, (std::vector<uint64_t>{11}));
   EXPECT_STREQ(acc.picked_by, "zaca");
+}
+
+// zaca_score=kill-per-write: the share of each touched zone's valid data
+// the job invalidates. Both groups sit in one zone and rewrite nothing
+// below them (S_same 1, all writes move data down), so same-per-write ties
+// and takes sica's largest; file 11 is all of its zone's valid data (its
+// zone dies), file 10 is 6% of a zone holding 1000 bytes.
+TEST(Zaca, KillPerWritePrefersTheGroupWhoseZonesDie) {
+  ZoneLayout layout;
+  LsmBuilder b;
+  b.File(1, 10, 60, "a", "c").File(1, 11, 50, "d", "f");
+  Place(&layout, 10, 5, 60);
+  Place(&layout, 11, 0, 50);
+  layout.zone_valid_bytes = {50, 0, 0, 0, 0, 1000};
+  b.view().max_bytes_for_level_base = 50;
+  CompactionPick per_write, kill;
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSamePerWrite)->Pick(b.view(), &layout, &per_write));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kKillPerWrite)->Pick(b.view(), &layout, &kill));
+  EXPECT_EQ(per_write.input_files, (std::vector<uint64_t>{10}));
+  EXPECT_EQ(kill.input_files, (std::vector<uint64_t>{11}));
 }
 
 TEST(Zaca, SkipsABetterGroupThatIsBusy) {
@@ -86,7 +106,7 @@ TEST(Zaca, SkipsABetterGroupThatIsBusy) {
   LsmBuilder b = Layered(&layout);
   b.view().levels[2][1].being_compacted = true;  // file 21
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSame)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{12}));
 }
 
@@ -97,7 +117,7 @@ TEST(Zaca, EqualScoresFallBackToSicaOrder) {
   Place(&layout, 10, 0, 50);
   Place(&layout, 11, 1, 70);
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSame)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_files, (std::vector<uint64_t>{11}));
 }
 
@@ -107,7 +127,7 @@ TEST(Zaca, CompactsTheLevelSicaWould) {
   b.File(3, 30, 10, "a", "z");
   b.File(2, 24, 3000, "x", "y");  // L2: 3130 / 1000 beats L1's 1.3
   CompactionPick z;
-  ASSERT_TRUE(NewZacaPicker(false, false)->Pick(b.view(), &layout, &z));
+  ASSERT_TRUE(NewZacaPicker(false, ZacaScore::kSame)->Pick(b.view(), &layout, &z));
   EXPECT_EQ(z.input_level, 2);
 }
 
