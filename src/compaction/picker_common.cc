@@ -318,10 +318,34 @@ size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap) {
   return SicaOrder(groups, min_overlap).front();
 }
 
-ZacaScore ZacaScoreNamed(const std::string& name) {
-  if (name == "same-per-write") return ZacaScore::kSamePerWrite;
-  if (name == "kill-per-write") return ZacaScore::kKillPerWrite;
-  return ZacaScore::kSame;
+namespace {
+
+constexpr std::pair<const char*, ZacaScore> kZacaScores[] = {{"same", ZacaScore::kSame},
+                                                               {"same-per-write", ZacaScore::kSamePerWrite},
+                                                               {"kill-per-write", ZacaScore::kKillPerWrite}};
+
+}  // namespace
+
+bool ParseZacaScore(std::string_view name, ZacaScore* out) {
+  for (const auto& [n, score] : kZacaScores) {
+    if (name == n) {
+      *out = score;
+      return true;
+    }
+  }
+  return false;
+}
+
+ZacaScore ZacaScoreNamed(std::string_view name) {
+  ZacaScore score = ZacaScore::kSame;
+  ParseZacaScore(name, &score);
+  return score;
+}
+
+std::string ZacaScoreNames(const char* sep) {
+  std::string out;
+  for (const auto& [n, score] : kZacaScores) out += (out.empty() ? "" : sep) + std::string(n);
+  return out;
 }
 
 size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,

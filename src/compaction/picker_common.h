@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zonekv/compactor.h"
@@ -90,8 +91,12 @@ size_t ChooseSica(const std::vector<CandidateGroup>& groups, bool min_overlap);
 //                                    1 when every zone it touches dies), times
 //                                    the same share of writes.
 enum class ZacaScore { kSame, kSamePerWrite, kKillPerWrite };
-// The knob's value as a ZacaScore. REQUIRES: a value the knob accepts.
-ZacaScore ZacaScoreNamed(const std::string& name);
+// The knob's value as a ZacaScore; false if `name` is none of the names.
+bool ParseZacaScore(std::string_view name, ZacaScore* out);
+// ParseZacaScore for a value the knob accepted (kSame otherwise).
+ZacaScore ZacaScoreNamed(std::string_view name);
+// The knob's values, joined by `sep`.
+std::string ZacaScoreNames(const char* sep);
 
 // zaca's choice: the group with the highest score, ties by ChooseSica's order.
 size_t ChooseZaca(const std::vector<CandidateGroup>& groups, const ZoneLayout& layout, bool min_overlap,

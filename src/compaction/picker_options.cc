@@ -26,9 +26,10 @@ Status CheckSicaOrder(std::string_view key, const std::string& v) {
 }
 
 Status CheckZacaScore(std::string_view key, const std::string& v) {
-  if (v == "same" || v == "same-per-write" || v == "kill-per-write") return Status::OK();
-  return Status::InvalidArgument(std::string(key) + "='" + v +
-                                 "' is not a zaca score (known: same, same-per-write, kill-per-write)");
+  ZacaScore score;
+  if (ParseZacaScore(v, &score)) return Status::OK();
+  return Status::InvalidArgument(std::string(key) + "='" + v + "' is not a zaca score (known: " +
+                                 ZacaScoreNames(", ") + ")");
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ const KnobTable<PickerOptions>& PickerKnobs() {
       {ChoiceKnob("sica_order", &O::sica_order, "sica, zaca, acc: file order within a level: largest|min-overlap",
                   CheckSicaOrder),
        ChoiceKnob("zaca_score", &O::zaca_score,
-                  "zaca, acc: a group's score: same (S_same)|same-per-write|kill-per-write", CheckZacaScore),
+                  "zaca, acc: a group's score (same: the paper's S_same): " + ZacaScoreNames("|"), CheckZacaScore),
        PercentKnob("acc_turning_point_pct", &O::acc_turning_point_pct,
                    "acc: use zaca when free space % is below this"),
        BoolKnob("acc_level_constraint", &O::acc_level_constraint, "acc: never zaca for L0/L1 inputs (true/false)")},
