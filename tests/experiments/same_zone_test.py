@@ -37,6 +37,13 @@ class SameZoneSummaryTest(unittest.TestCase):
         self.assertIn("| PUT throughput | 1.16 | 1.200 | agrees |", text)
         self.assertIn("| ZC copy | 0.30 | 0.300 | agrees |", text)
 
+    def test_the_hybrid_with_the_kill_score_is_compared_with_the_baseline(self):
+        results = [run("baseline", "zipfian", 10000, 100), run("h-caza+", "zipfian", 9500, 40)]
+        text = sz.summarize(results, 1 / 128)
+        self.assertIn("### h-caza+ / baseline", text)
+        self.assertIn("| ZC copy | 0.30 | 0.400 |", text)
+        self.assertNotIn("### h-caza / baseline", text)
+
     def test_no_comparison_without_its_reference(self):
         text = sz.summarize([run("a-caza", "zipfian", 5000, 10)], 1 / 128)
         self.assertIn("| a-caza zipfian | 1 |", text)
