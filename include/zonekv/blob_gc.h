@@ -251,6 +251,8 @@ struct SpaceGcStats {
   uint64_t compaction_retries = 0; // CompactFiles calls refused because inputs were being compacted
   uint64_t round_us_total = 0;
   uint64_t round_us_max = 0;
+  uint64_t pause_us_total = 0;     // of round_us_total: waiting for the external compactor's running jobs
+  uint64_t pause_us_max = 0;
   uint64_t space_requests = 0;     // RequestSpace calls from waiting writers
   double reclaim_bytes_per_sec = 0;  // the last measured net reclaim rate (PaceInput), bytes/s
   uint64_t set_options_us_total = 0; // the collections' SetOptions calls (set and restore), call to return
@@ -262,7 +264,8 @@ struct SpaceGcStats {
 
   // {checks, rounds, discover_rounds, failed_rounds, files_collected,
   // relocate_bytes_est, garbage_bytes_est, zones_freed_est,
-  // compaction_retries, round_us_total, round_us_max, space_requests,
+  // compaction_retries, round_us_total, round_us_max, pause_us_total,
+  // pause_us_max, space_requests,
   // reclaim_bytes_per_sec, set_options_us_total, set_options_us_max,
   // options_wait_us_total, options_wait_us_max, options_in_flight_max,
   // last_error}.
@@ -340,6 +343,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   void MeasureReclaim(const SpaceGcPick& pick, std::chrono::steady_clock::time_point start)
       ZONEKV_EXCLUDES(pace_mu_, mu_);
   void SetRunning(bool on) ZONEKV_EXCLUDES(mu_);  // Reclaimable().collecting
+  void SetAwaiting(bool on) ZONEKV_EXCLUDES(mu_);  // Reclaimable().awaits_compactions
 
   const std::unique_ptr<SpaceGcPolicy> policy_;
   const SpaceGcOptions opts_;
@@ -358,6 +362,7 @@ class SpaceGcController : public rocksdb::EventListener, public SpaceReclaimer {
   bool writer_waiting_ ZONEKV_GUARDED_BY(mu_) = false;  // a writer asked since the last decision
   bool pending_ ZONEKV_GUARDED_BY(mu_) = false;         // a writer's request awaits its decision
   bool running_ ZONEKV_GUARDED_BY(mu_) = false;         // a collection's compaction is in flight
+  bool awaiting_ ZONEKV_GUARDED_BY(mu_) = false;        // a collection waits for running compactions
   bool stuck_ ZONEKV_GUARDED_BY(mu_) = false;           // Reclaimable().stuck
   // Started by Attach, joined by Detach (one at a time, by the owner).
   std::thread thread_;

@@ -346,6 +346,11 @@ class SpaceReclaimer {
     // collect (what it would collect does not fit): the cleaner then also
     // cleans the zones it otherwise leaves to the reclaimer.
     bool stuck = false;
+    // A reclaim waits for running compactions to end before it starts
+    // (they hold or pin what it would collect). Their outputs may then use
+    // the recovery reserve: otherwise a compaction that needs a zone waits
+    // for the reclaim, and the reclaim for it, until the allocation times out.
+    bool awaits_compactions = false;
   };
   // A writer waits for space: start reclaiming if possible. Called from
   // writers' threads without the file system's lock; returns promptly.

@@ -46,6 +46,7 @@ struct FsSpaceStats {
   bool recovery_mode = false;          // at the moment of the call
   uint64_t recovery_entries = 0;       // times recovery mode was entered
   uint64_t reserve_loans = 0;          // of those, to let new data (a WAL, a flush) in while the reclaimer held garbage
+  uint64_t compaction_loans = 0;       // reserve lent to a compaction's outputs the reclaimer waited for
   uint64_t reclaim_requests = 0;       // space requests to the upper layer's reclaimer
   uint64_t reclaim_waits = 0;          // allocations that waited for it (it had garbage or work)
   uint64_t zc_passes_blob_gc = 0;      // cleaning passes that left zones to a running targeted blob GC
@@ -53,7 +54,7 @@ struct FsSpaceStats {
   uint64_t paced_writes = 0;           // flush writes that waited for the new-data rate
   uint64_t pace_wait_us = 0;           // their waits in all
 
-  // {reserve_zones, recovery_mode, recovery_entries, reserve_loans, reclaim_requests,
+  // {reserve_zones, recovery_mode, recovery_entries, reserve_loans, compaction_loans, reclaim_requests,
   // reclaim_waits, zc_passes_blob_gc, new_data_rate, paced_writes,
   // pace_wait_s}.
   Json ToJson() const;

@@ -150,6 +150,7 @@ SpaceReclaimer::Estimate SpaceGcController::Reclaimable() const {
   e.collecting = running_;
   e.deciding = pending_;
   e.stuck = stuck_;
+  e.awaits_compactions = awaiting_;
   return e;
 }
 
@@ -343,7 +344,19 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
   if (fs_.mark_thread) fs_.mark_thread(true);
   if (zcutoff_) zcutoff_->Hold();
   const bool native = !pauser_.pause;
-  if (!native) pauser_.pause();
+  if (!native) {
+    // A running job that needs a zone meanwhile may take the reserve: the
+    // room this collection frees comes only after the job ends.
+    SetAwaiting(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    pauser_.pause();
+    const auto us = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    SetAwaiting(false);
+    MutexLock l(&mu_);
+    stats_.pause_us_total += us;
+    stats_.pause_us_max = std::max(stats_.pause_us_max, us);
+  }
 
   rocksdb::ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
@@ -399,7 +412,9 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
         MutexLock l(&mu_);
         stats_.compaction_retries++;
       }
+      SetAwaiting(true);  // the compaction that holds the inputs may need a zone
       std::this_thread::sleep_for(kRetryEvery);
+      SetAwaiting(false);
     }
     rs = options_.Apply(db, restore);
     if (!rs.ok() && s.ok()) s = Status::IOError("space GC: restoring the options: " + rs.ToString());
@@ -466,6 +481,11 @@ void SpaceGcController::SetRunning(bool on) {
   running_ = on;
 }
 
+void SpaceGcController::SetAwaiting(bool on) {
+  MutexLock l(&mu_);
+  awaiting_ = on;
+}
+
 SpaceGcStats SpaceGcController::Stats() const {
   const OptionsApplierStats o = options_.Stats();
   MutexLock l(&mu_);
@@ -494,6 +514,8 @@ Json SpaceGcStats::ToJson() const {
       .Set("compaction_retries", compaction_retries)
       .Set("round_us_total", round_us_total)
       .Set("round_us_max", round_us_max)
+      .Set("pause_us_total", pause_us_total)
+      .Set("pause_us_max", pause_us_max)
       .Set("space_requests", space_requests)
       .Set("reclaim_bytes_per_sec", reclaim_bytes_per_sec)
       .Set("set_options_us_total", set_options_us_total)

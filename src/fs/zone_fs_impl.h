@@ -80,6 +80,11 @@ bool ThreadReclaiming();
 // inputs (zone_fs_space.cc).
 struct FileRecord;
 bool IsCompactionOutput(const FileRecord& f);
+// A compaction's output, or a file created by a thread that runs an
+// external compactor's job (a thread job hint: RocksDB names no level for a
+// CompactFiles job's blob files). A space-pressure collection that waits for
+// running compactions waits for these (KeepEmptyForLocked).
+bool IsAwaitableCompactionOutput(const FileRecord& f);
 // New data: a WAL or a flush's output (neither a compaction's output nor a
 // MANIFEST or other small file).
 bool IsNewData(const FileRecord& f);
@@ -130,6 +135,7 @@ struct FsCounters {
   uint64_t journal_batches_written = 0;  // edit batches those records held
   uint64_t recovery_entries = 0;   // times recovery mode was entered
   uint64_t reserve_loans = 0;      // of those, for new data while the reclaimer held garbage (AcquireZoneLocked)
+  uint64_t compaction_loans = 0;   // allocations of compaction outputs the reclaimer waited for (AcquireZoneLocked)
   uint64_t reclaim_requests = 0;   // SpaceReclaimer::RequestSpace calls by waiting writers
   uint64_t reclaim_waits = 0;      // allocations that waited because the reclaimer had garbage or work in flight
   uint64_t zc_passes_blob_gc = 0;  // cleaning passes that left zones alone: a targeted blob GC is collecting their data
@@ -303,7 +309,8 @@ class ZoneFs::Impl {
   void BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView* out) const ZONEKV_REQUIRES(mu_);
   // Empty zones an allocation for f must leave alone: the cleaner's and,
   // unless f may use it, the recovery reserve (ZoneFsOptions::reserve_zones).
-  uint32_t KeepEmptyForLocked(const FileRecord& f) const ZONEKV_REQUIRES(mu_);
+  // `awaited`: f is a compaction's output that the reclaimer waits for.
+  uint32_t KeepEmptyForLocked(const FileRecord& f, bool awaited) const ZONEKV_REQUIRES(mu_);
   // Data zones that are empty and not busy.
   uint32_t EmptyZonesLocked() const ZONEKV_REQUIRES(mu_);
   // Enters recovery mode when a writer was refused (nospace) or a mount

@@ -327,6 +327,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
   std::string why;
   bool waited_for_upper = false;
   bool borrowed = false;  // this allocation opened the reserve (below)
+  bool awaited = false;   // a compaction's output the reclaimer waits for (below)
   uint64_t kicked_at_progress = UINT64_MAX;  // progress_ when this writer last kicked the cleaner
   uint64_t seen_reclaim_written = reclaim_written_bytes_;
   auto reclaim_wrote_at = t_start;  // when this writer last saw the collection write (or started)
@@ -343,7 +344,7 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
     // free-space ratio, which moves with every allocation. A pass that
     // finished or reset a zone released mu_ meanwhile, so it starts over.
     const auto t0 = std::chrono::steady_clock::now();
-    BuildViewLocked(KeepEmptyForLocked(*f), files, &view);
+    BuildViewLocked(KeepEmptyForLocked(*f, awaited), files, &view);
     view.ssts = &sst_index_;  // valid during this pass only (we hold mu_)
     const auto t_built = std::chrono::steady_clock::now();
     int acted = f->meta.hints.kind != FileKind::kWal ? ApplyFinishPolicyLocked(view, &failed) : 0;
@@ -446,6 +447,16 @@ Status ZoneFs::Impl::AcquireZoneLocked(FileRecord* f, uint64_t want) {
       r.reset();
       mu_.lock();
       EndReclaimerCallLocked();
+    }
+    // A compaction whose outputs wait here while the reclaimer waits for it
+    // to end would wait until this allocation times out (and fail: a
+    // background error in RocksDB): it takes the reserve instead
+    // (KeepEmptyForLocked), and the collection frees space after it.
+    if (upper.awaits_compactions && !awaited && IsAwaitableCompactionOutput(*f) && !ThreadReclaiming() &&
+        reserve_zones_ > 0) {
+      awaited = true;
+      counters_.compaction_loans++;
+      continue;
     }
     // While the reclaimer collects, the timeout counts from when it stops,
     // up to kReclaimWaitFactor timeouts after the collection last wrote; not

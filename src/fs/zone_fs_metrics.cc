@@ -243,6 +243,7 @@ ZoneFsStats ZoneFs::Impl::Stats() const {
   st.journal.batches_written = c.journal_batches_written;
   st.space.recovery_entries = c.recovery_entries;
   st.space.reserve_loans = c.reserve_loans;
+  st.space.compaction_loans = c.compaction_loans;
   st.space.reclaim_requests = c.reclaim_requests;
   st.space.reclaim_waits = c.reclaim_waits;
   st.space.zc_passes_blob_gc = c.zc_passes_blob_gc;

@@ -34,12 +34,19 @@ bool IsCompactionOutput(const FileRecord& f) {
   return (kind == FileKind::kSst || kind == FileKind::kBlob) && f.meta.hints.level >= 1;
 }
 
+bool IsAwaitableCompactionOutput(const FileRecord& f) {
+  // An external compactor's job runs with a thread job hint; RocksDB names
+  // no level for its blob files, which otherwise count as new data.
+  return IsCompactionOutput(f) || (ThreadJobHint() != nullptr && (f.meta.hints.kind == FileKind::kSst ||
+                                                                  f.meta.hints.kind == FileKind::kBlob));
+}
+
 bool IsNewData(const FileRecord& f) {
   const FileKind kind = f.meta.hints.kind;
   return kind != FileKind::kManifest && kind != FileKind::kOther && !IsCompactionOutput(f);
 }
 
-uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
+uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f, bool awaited) const {
   const FileKind kind = f.meta.hints.kind;
   // Small, and RocksDB cannot go on (or recover) without them: a MANIFEST
   // write that fails puts RocksDB into a background error whose recovery
@@ -51,7 +58,9 @@ uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f) const {
   // The blob GC that frees space must not wait for the writers it frees it
   // for: whatever else its thread writes (the collection's outputs) may use
   // the reserve.
-  if (ThreadReclaiming()) return 1 + metadata;
+  // Nor must a compaction it waits for before it starts: the room the
+  // collection would free comes only once that compaction ends.
+  if (ThreadReclaiming() || (awaited && IsAwaitableCompactionOutput(f))) return 1 + metadata;
   // A compaction's outputs replace its inputs: it frees what it takes once
   // it ends (and the collection may be waiting for its inputs), so it may
   // use the collector's room, and in recovery mode the reserve.

@@ -117,6 +117,7 @@ Json FsSpaceStats::ToJson() const {
       .Set("recovery_mode", recovery_mode)
       .Set("recovery_entries", recovery_entries)
       .Set("reserve_loans", reserve_loans)
+      .Set("compaction_loans", compaction_loans)
       .Set("reclaim_requests", reclaim_requests)
       .Set("reclaim_waits", reclaim_waits)
       .Set("zc_passes_blob_gc", zc_passes_blob_gc)
