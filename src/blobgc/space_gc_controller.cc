@@ -350,8 +350,7 @@ Status SpaceGcController::Collect(rocksdb::DB* db, const SpaceGcPick& pick) {
     SetAwaiting(true);
     const auto t0 = std::chrono::steady_clock::now();
     pauser_.pause();
-    const auto us = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+    const uint64_t us = ElapsedUs(t0);
     SetAwaiting(false);
     MutexLock l(&mu_);
     stats_.pause_us_total += us;

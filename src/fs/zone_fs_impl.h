@@ -309,7 +309,8 @@ class ZoneFs::Impl {
   void BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView* out) const ZONEKV_REQUIRES(mu_);
   // Empty zones an allocation for f must leave alone: the cleaner's and,
   // unless f may use it, the recovery reserve (ZoneFsOptions::reserve_zones).
-  // `awaited`: f is a compaction's output that the reclaimer waits for.
+  // `awaited`: f is a compaction's output the reclaimer waits for
+  // (IsAwaitableCompactionOutput, AcquireZoneLocked).
   uint32_t KeepEmptyForLocked(const FileRecord& f, bool awaited) const ZONEKV_REQUIRES(mu_);
   // Data zones that are empty and not busy.
   uint32_t EmptyZonesLocked() const ZONEKV_REQUIRES(mu_);

@@ -60,7 +60,7 @@ uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f, bool awaited) con
   // the reserve.
   // Nor must a compaction it waits for before it starts: the room the
   // collection would free comes only once that compaction ends.
-  if (ThreadReclaiming() || (awaited && IsAwaitableCompactionOutput(f))) return 1 + metadata;
+  if (ThreadReclaiming() || awaited) return 1 + metadata;
   // A compaction's outputs replace its inputs: it frees what it takes once
   // it ends (and the collection may be waiting for its inputs), so it may
   // use the collector's room, and in recovery mode the reserve.

@@ -240,6 +240,34 @@ FsView ZonesOf(rocksdb::DB* db, uint32_t empty) {
   return b.view();
 }
 
+// Two blob files of 100 and 50 records over the same keys, compacted into
+// L1 without blob GC, so that RocksDB knows the first is half garbage; no
+// automatic compaction after (nothing else moves).
+void LoadTwoBlobFiles(rocksdb::DB* db) {
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 100; i++) ASSERT_TRUE(db->Put({}, "key" + std::to_string(1000 + i), value).ok());
+  ASSERT_TRUE(db->Flush({}).ok());
+  for (int i = 0; i < 50; i++) ASSERT_TRUE(db->Put({}, "key" + std::to_string(1000 + i), value).ok());
+  ASSERT_TRUE(db->Flush({}).ok());
+  ASSERT_TRUE(db->CompactRange({}, nullptr, nullptr).ok());
+  ASSERT_TRUE(db->SetOptions({{"disable_auto_compactions", "true"}}).ok());
+}
+
+// The `zones` space GC with its 15% trigger, over ZonesOf(db, 5): 5 of 8
+// MiB free, so it collects only when a writer asks.
+SpaceGcOptions ZonesGcOptions() {
+  SpaceGcOptions so;
+  so.policy = "zones";
+  so.space_gc_free_pct = 15;
+  return so;
+}
+SpaceGcFsHooks ZonesGcHooks(rocksdb::DB* db) {
+  SpaceGcFsHooks hooks;
+  hooks.view = [db](ViewFiles) { return ZonesOf(db, 5); };
+  hooks.set_target = [](uint64_t, uint64_t) {};
+  return hooks;
+}
+
 // The cycle the fill experiment met (notes/issue-16.md, session 9): a
 // writer holds RocksDB's write thread (here its WAL write blocks; there
 // its memtables were full and the flush that would free them waited for
@@ -249,14 +277,7 @@ FsView ZonesOf(rocksdb::DB* db, uint32_t empty) {
 // returns while the write is still blocked;
 // RocksDB no longer has the file, and the options are back as they were.
 TEST_F(OptionsApplierTest, ACollectionCompletesWhileTheWriteThreadIsHeld) {
-  const std::string value(1000, 'v');
-  for (int i = 0; i < 100; i++) ASSERT_TRUE(db_->Put({}, "key" + std::to_string(1000 + i), value).ok());
-  ASSERT_TRUE(db_->Flush({}).ok());
-  for (int i = 0; i < 50; i++) ASSERT_TRUE(db_->Put({}, "key" + std::to_string(1000 + i), value).ok());
-  ASSERT_TRUE(db_->Flush({}).ok());
-  // Into L1, without blob GC: RocksDB learns the first file's garbage.
-  ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok());
-  ASSERT_TRUE(db_->SetOptions({{"disable_auto_compactions", "true"}}).ok());  // nothing else moves
+  ASSERT_NO_FATAL_FAILURE(LoadTwoBlobFiles(db_.get()));
   rocksdb::ColumnFamilyMetaData meta;
   db_->GetColumnFamilyMetaData(&meta);
   ASSERT_EQ(meta.blob_files.size(), 2u);
@@ -265,13 +286,9 @@ TEST_F(OptionsApplierTest, ACollectionCompletesWhileTheWriteThreadIsHeld) {
 
   const PolicyEntry<SpaceGcFactory>* e = nullptr;
   ASSERT_TRUE(SpaceGcPolicies().Lookup("space_gc", "zones", &e).ok());
-  SpaceGcOptions so;
-  so.policy = "zones";
-  so.space_gc_free_pct = 15;
-  SpaceGcFsHooks hooks;
+  const SpaceGcOptions so = ZonesGcOptions();
   rocksdb::DB* db = db_.get();
-  hooks.view = [db](ViewFiles) { return ZonesOf(db, 5); };  // 5 of 8 MiB free: no collection unasked
-  hooks.set_target = [](uint64_t, uint64_t) {};
+  const SpaceGcFsHooks hooks = ZonesGcHooks(db);
   SpaceGcController gc(e->make(so), so, hooks, CompactionPauser{}, nullptr);
   gc.Attach(db);
 
@@ -310,23 +327,13 @@ TEST_F(OptionsApplierTest, ACollectionCompletesWhileTheWriteThreadIsHeld) {
 // collection, and the collection for it (notes/issue-16.md, session 20).
 // Only while it waits: not once the jobs are paused, nor after the round.
 TEST_F(OptionsApplierTest, ACollectionSaysSoWhileItWaitsForRunningCompactions) {
-  const std::string value(1000, 'v');
-  for (int i = 0; i < 100; i++) ASSERT_TRUE(db_->Put({}, "key" + std::to_string(1000 + i), value).ok());
-  ASSERT_TRUE(db_->Flush({}).ok());
-  for (int i = 0; i < 50; i++) ASSERT_TRUE(db_->Put({}, "key" + std::to_string(1000 + i), value).ok());
-  ASSERT_TRUE(db_->Flush({}).ok());
-  ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok());  // RocksDB learns the first file's garbage
-  ASSERT_TRUE(db_->SetOptions({{"disable_auto_compactions", "true"}}).ok());
+  ASSERT_NO_FATAL_FAILURE(LoadTwoBlobFiles(db_.get()));
 
   const PolicyEntry<SpaceGcFactory>* e = nullptr;
   ASSERT_TRUE(SpaceGcPolicies().Lookup("space_gc", "zones", &e).ok());
-  SpaceGcOptions so;
-  so.policy = "zones";
-  so.space_gc_free_pct = 15;
-  SpaceGcFsHooks hooks;
+  const SpaceGcOptions so = ZonesGcOptions();
   rocksdb::DB* db = db_.get();
-  hooks.view = [db](ViewFiles) { return ZonesOf(db, 5); };
-  hooks.set_target = [](uint64_t, uint64_t) {};
+  const SpaceGcFsHooks hooks = ZonesGcHooks(db);
   SpaceGcController* gc_ptr = nullptr;
   std::vector<bool> seen;  // awaits_compactions: inside pause(), inside resume()
   CompactionPauser pauser;

@@ -460,7 +460,8 @@ TEST(FillTest, AFlushThatMetNoSpaceRecoversOnceSpaceIsBack) {
   EXPECT_EQ(FsckText(*fs), "");
 }
 
-// A reclaimer that reports a collection in flight while the test says so.
+// A reclaimer that reports a collection in flight, or one waiting for
+// running compactions, while the test says so.
 class CollectingReclaimer : public SpaceReclaimer {
  public:
   void RequestSpace() override {}
@@ -468,9 +469,11 @@ class CollectingReclaimer : public SpaceReclaimer {
     Estimate e;
     e.garbage_bytes = 3 << 20;
     e.collecting = collecting.load();
+    e.awaits_compactions = awaiting.load();
     return e;
   }
   std::atomic<bool> collecting{false};
+  std::atomic<bool> awaiting{false};
 };
 
 // A device whose empty zones are all held back from a WAL: 16 data zones of
@@ -548,19 +551,6 @@ TEST(FillTest, AWriterGivesUpOnACollectionThatDoesNotWrite) {
   d.reclaimer->collecting = false;
 }
 
-// A reclaimer that waits for running compactions while the test says so.
-class AwaitingReclaimer : public SpaceReclaimer {
- public:
-  void RequestSpace() override {}
-  Estimate Reclaimable() const override {
-    Estimate e;
-    e.garbage_bytes = 3 << 20;
-    e.awaits_compactions = awaiting.load();
-    return e;
-  }
-  std::atomic<bool> awaiting{false};
-};
-
 // Issue 16: with the external compactor, a collection waited in
 // Compactor::Pause() for a running job whose outputs waited for a zone that
 // only the collection could free. The cycle ended when the job's allocation
@@ -584,7 +574,7 @@ TEST(FillTest, ACompactionTheReclaimerWaitsForMayUseTheReserve) {
       EXPECT_TRUE(test::WriteFile(rfs.get(), "/db/old" + std::to_string(i), test::Pattern(i, 1 << 20)).ok());
     }
     EXPECT_EQ(fs->Stats().zones_empty, 3u);
-    auto reclaimer = std::make_shared<AwaitingReclaimer>();
+    auto reclaimer = std::make_shared<CollectingReclaimer>();
     reclaimer->awaiting = awaiting;
     fs->SetSpaceReclaimer(reclaimer);
     FileHints job;
