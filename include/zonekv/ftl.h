@@ -80,11 +80,15 @@ struct FtlOptions {
 // hooks, so the timer's cost and the machine's noise cancel without
 // calibration and the clock is read for a few hooks only. A hook or control
 // that took over 10 us was interrupted (preemption, hypervisor steal); the
-// pair is dropped and counted in interrupted_sections. Selection is the
-// thread CPU time of victim selection (which may take milliseconds and must
-// not count time descheduled), minus the calibrated cost of reading that
-// clock. lock_wait is the wall-clock time writers waited for the policy
-// lock, sampled like the hooks and scaled to all writes.
+// pair is dropped and counted in interrupted_sections. Selection is timed
+// with the thread CPU clock (a selection may take milliseconds and must not
+// count time descheduled), each section right after an empty control
+// section timed the same way: reading that clock is a system call whose
+// cost (0.5-0.9 us) varies between runs and is as long as a CCB selection,
+// and a calibration at start-up (a hot loop) missed the in-place cost by
+// 100-250 ns, so it is measured in place. lock_wait is the wall-clock time
+// writers waited for the policy lock, sampled like the hooks and scaled to
+// all writes.
 struct FtlStats {
   uint64_t user_writes = 0;      // 4 KiB blocks written by users
   uint64_t gc_writes = 0;        // 4 KiB blocks copied by GC
@@ -96,7 +100,8 @@ struct FtlStats {
   uint64_t hook_samples = 0;     // of them, timed and not interrupted
   uint64_t hook_ns = 0;          // the timed hooks (data-structure upkeep), raw
   uint64_t hook_control_ns = 0;  // the empty control sections paired with them
-  uint64_t selection_ns = 0;     // policy victim selection
+  uint64_t selection_ns = 0;     // policy victim selection, raw
+  uint64_t selection_control_ns = 0;  // the empty control sections paired with them
   uint64_t lock_wait_ns = 0;     // writers' wait for the policy lock (estimated)
   uint64_t interrupted_sections = 0;  // hook timings dropped (see above)
 
@@ -105,6 +110,9 @@ struct FtlStats {
   // Estimated time in all hooks: (hook_ns - hook_control_ns) scaled from
   // hook_samples to hook_calls, clamped at zero.
   uint64_t maintenance_ns() const;
+  // Time in victim selection: selection_ns - selection_control_ns, clamped
+  // at zero.
+  uint64_t victim_selection_ns() const;
   // Counters accumulated since `earlier` (a snapshot of the same FTL).
   FtlStats Since(const FtlStats& earlier) const;
   Json ToJson() const;
@@ -176,8 +184,7 @@ struct RunResult {
   double elapsed_s = 0;           // wall clock of the measured phase
   double prefill_s = 0;           // wall clock of the prefill (0 without one)
   double process_cpu_s = 0;       // CPU time of the process in the measured phase
-  uint64_t timer_overhead_ns = 0;      // per monotonic-clock section, already subtracted
-  uint64_t cpu_timer_overhead_ns = 0;  // per thread-CPU-clock section, already subtracted
+  uint64_t timer_overhead_ns = 0;  // per monotonic-clock section (lock waits), already subtracted
   Json ToJson() const;
 };
 

@@ -25,9 +25,4 @@ uint64_t TimerOverheadNs() {
   return overhead;
 }
 
-uint64_t CpuTimerOverheadNs() {
-  static const uint64_t overhead = MedianPairNs(ThreadCpuNs);
-  return overhead;
-}
-
 }  // namespace zonekv

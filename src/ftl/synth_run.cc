@@ -23,8 +23,7 @@ Json RunResult::ToJson() const {
       .Set("process_cpu_s", process_cpu_s)
       .Set("process_cpu_ns_per_op", process_cpu_s * 1e9 / ops_d)
       .Set("sim_iops_per_core", process_cpu_s > 0 ? static_cast<double>(ops) / process_cpu_s : 0.0)
-      .Set("timer_overhead_ns", timer_overhead_ns)
-      .Set("cpu_timer_overhead_ns", cpu_timer_overhead_ns);
+      .Set("timer_overhead_ns", timer_overhead_ns);
   return j;
 }
 
@@ -53,7 +52,6 @@ void MeasuredPhase::Finish(uint64_t ops, RunResult* result) {
   result->steady = end.Since(have_mid_ ? mid_ : start_);
   result->ops = ops;
   result->timer_overhead_ns = TimerOverheadNs();
-  result->cpu_timer_overhead_ns = CpuTimerOverheadNs();
 }
 
 Status ValidateSynthOptions(const SynthOptions& o) {

@@ -169,7 +169,7 @@ int Report(const std::string& cmd, const Flags& f, FtlSetup* setup, Json config,
               static_cast<unsigned long long>(r.total.user_writes),
               static_cast<unsigned long long>(r.total.gc_writes),
               r.total.user_writes ? static_cast<double>(r.total.maintenance_ns()) / r.total.user_writes : 0.0,
-              r.total.user_writes ? static_cast<double>(r.total.selection_ns) / r.total.user_writes : 0.0,
+              r.total.user_writes ? static_cast<double>(r.total.victim_selection_ns()) / r.total.user_writes : 0.0,
               r.total.user_writes ? static_cast<double>(r.total.lock_wait_ns) / r.total.user_writes : 0.0,
               r.elapsed_s);
   if (!f.Str("json").empty()) {
