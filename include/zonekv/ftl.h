@@ -84,11 +84,10 @@ struct FtlOptions {
 // with the thread CPU clock (a selection may take milliseconds and must not
 // count time descheduled), each section right after an empty control
 // section timed the same way: reading that clock is a system call whose
-// cost (0.5-0.9 us) varies between runs and is as long as a CCB selection,
-// and a calibration at start-up (a hot loop) missed the in-place cost by
-// 100-250 ns, so it is measured in place. lock_wait is the wall-clock time
-// writers waited for the policy lock, sampled like the hooks and scaled to
-// all writes.
+// cost (0.5-0.9 us) varies between runs, is as long as a CCB selection and
+// differs in place from what a hot loop measures, so it is measured in
+// place. lock_wait is the wall-clock time writers waited for the policy
+// lock, sampled like the hooks and scaled to all writes.
 struct FtlStats {
   uint64_t user_writes = 0;      // 4 KiB blocks written by users
   uint64_t gc_writes = 0;        // 4 KiB blocks copied by GC
