@@ -14,7 +14,8 @@ group that empties the zones it touches, per byte written:
 --zaca_score=kill-per-write, docs/formulas.md), n-caza (CAZA on
 RocksDB's native compaction), h-caza (native compaction above ACC's
 turning point, ACC's picker below: docs/compaction.md) and h-caza+ (h-caza
-with a-caza+'s score); then ACC's turning point
+with a-caza+'s score, and sica's levels in RocksDB's min-overlap order, as
+its native phases); then ACC's turning point
 {0, 25, 30, 50}% with and without the level constraint, on fillrandom.
 
 Deviations: the paper does not name the YCSB operation mix; we use YCSB A
@@ -60,7 +61,7 @@ COMPARISONS = [("a-caza", "baseline", "RocksDB's native compaction"),
                ("a-caza+", "baseline", "zaca scored by the zones a job empties, per byte written"),
                ("n-caza", "baseline", "CAZA on native compaction"),
                ("h-caza", "baseline", "hybrid: native above ACC's turning point, acc below"),
-               ("h-caza+", "baseline", "hybrid, its picker phases with the kill score")]
+               ("h-caza+", "baseline", "hybrid, its picker phases with the kill score and min-overlap order")]
 WORKLOADS = [("fillrandom", None), ("zipfian", "zipfian"), ("latest", "latest"), ("uniform", "uniform")]
 TURNING_POINTS = [0, 25, 30, 50]
 

@@ -80,11 +80,12 @@ std::vector<Scheme> MakeSchemes() {
        {{"compaction", "acc"}, {"hybrid_native_free_pct", "25"}, {"blob_gc_cutoff", "fixed"}}},
       {"h-caza+",
        "h-caza whose picker phases score zaca's groups by the zones a job empties, per byte written "
-       "(zaca_score=kill-per-write, as a-caza+)",
+       "(zaca_score=kill-per-write, as a-caza+), and order sica's levels as its native phases do "
+       "(sica_order=min-overlap, RocksDB's default kMinOverlappingRatio)",
        {{"alloc", "caza"}, {"zc", "greedy"}, {"zc_sst_only", "false"}, {"reset", "eager"}},
        {{"blob_garbage_collection_age_cutoff", "0.25"}},
        {{"compaction", "acc"}, {"hybrid_native_free_pct", "25"}, {"zaca_score", "kill-per-write"},
-        {"blob_gc_cutoff", "fixed"}}},
+        {"sica_order", "min-overlap"}, {"blob_gc_cutoff", "fixed"}}},
       {"n-liza",
        "the Same-Zone Compaction paper's own baseline: RocksDB's native compaction picking the largest file of a "
        "level first (compaction_pri=kByCompensatedSize: the paper's SICA; RocksDB's default since 6.0 is "
