@@ -137,14 +137,19 @@ TEST(FtlTest, ConcurrentWritersEachReadBackTheirOwnBlocks) {
   EXPECT_GT(f.ftl->stats().gc_victims, 0u);
 }
 
+// Writes `n` stamped blocks at uniformly random addresses.
+void WriteRandomBlocks(Ftl* ftl, uint64_t seed, int n) {
+  BlockRandom rng(seed);
+  for (int i = 0; i < n; i++) {
+    uint64_t lba = rng.Uniform(ftl->logical_blocks());
+    ASSERT_TRUE(ftl->Write(lba, Stamp(lba, 1).data()).ok()) << "write " << i;
+  }
+}
+
 TEST(FtlTest, MetadataOnlyDeviceModelsGcWithoutPayload) {
   Fixture f = OpenFtl("meta:zones=32,zone_size=64K", "fegc");
   ASSERT_NE(f.ftl, nullptr);
-  BlockRandom rng(3);
-  for (int i = 0; i < 5000; i++) {
-    uint64_t lba = rng.Uniform(f.ftl->logical_blocks());
-    ASSERT_TRUE(f.ftl->Write(lba, Stamp(lba, 1).data()).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteRandomBlocks(f.ftl.get(), 3, 5000));
   FtlStats st = f.ftl->stats();
   EXPECT_GT(st.gc_writes, 0u);
   EXPECT_EQ(f.device->counters().host_write_bytes, (st.user_writes + st.gc_writes) * kFtlBlockBytes);
@@ -182,11 +187,7 @@ TEST(FtlStatsTest, SelectionTimeIsTheSectionsLessTheirControls) {
 TEST(FtlTest, EverySelectionIsPairedWithATimedControlSection) {
   Fixture f = OpenFtl("meta:zones=32,zone_size=64K", "ccb");
   ASSERT_NE(f.ftl, nullptr);
-  BlockRandom rng(5);
-  for (int i = 0; i < 5000; i++) {
-    uint64_t lba = rng.Uniform(f.ftl->logical_blocks());
-    ASSERT_TRUE(f.ftl->Write(lba, nullptr).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteRandomBlocks(f.ftl.get(), 5, 5000));
   FtlStats st = f.ftl->stats();
   ASSERT_GT(st.gc_victims, 0u);
   // Reading the thread CPU clock twice costs time, so the control sections
