@@ -11,11 +11,18 @@ data with the best scheme. The device is the issue's (64 zones of 64 MiB,
 open/active 14, blob files of 256 MiB, 64 MiB memtables) at scale 1; byte
 sizes shrink with the scale (the scaling rule in experiments/README.md),
 values stay 16 KiB.
+
+A second sweep holds the level at 70% and the zone size, blob files and
+memtables fixed, and grows the device to 128 and 256 zones, for the best
+scheme: what a collection needs before it frees anything (the recovery
+reserve, the WAL, the zones writers hold open, one collection's room) is a
+number of zones, so it weighs less on a device with more of them.
 """
 
 import common
 
-DESCRIPTION = "fill-level sweep: BlobDB overwrites at 20-80% live data, completed or NoSpace, WA, copies"
+DESCRIPTION = ("fill-level sweep: BlobDB overwrites at 20-80% live data, and 70% on 128 and 256 zones; "
+               "completed or NoSpace, WA, copies")
 DEFAULT_SCALE = 0.25
 
 ZONES = 64
@@ -28,27 +35,40 @@ LEVELS = [20, 30, 40, 50, 60, 70, 80]
 SCHEMES = ["baseline", "baza+", "baza+space", "coop"]  # coop: the default, best on the coop matrix (issue 20)
 PROFILE = "zn540"
 PASSES = ["fillrandom", "overwrite", "overwrite", "overwrite"]
+# The device-size sweep: this level, these zone counts, these schemes.
+SIZE_LEVEL = 70
+SIZE_ZONES = [128, 256]
+SIZE_SCHEMES = ["coop"]
 
 
-def _num(level, scale):
-    device = ZONES * common.scaled_bytes(ZONE_BYTES, scale)
+def _num(level, scale, zones=ZONES):
+    device = zones * common.scaled_bytes(ZONE_BYTES, scale)
     return int(level / 100.0 * device / VALUE_BYTES)
 
 
-def runs(scale, seeds):
-    zone = common.scaled_bytes(ZONE_BYTES, scale)
+def _run(scheme, level, zones, seed, scale):
     rocksdb = ["--enable_blob_files=true", "--min_blob_size=4096", "--enable_blob_garbage_collection=true",
                "--blob_file_size=" + common.size_flag(common.scaled_bytes(BLOB_FILE_BYTES, scale)),
                "--write_buffer_size=" + common.size_flag(common.scaled_bytes(MEMTABLE_BYTES, scale))]
+    num = _num(level, scale, zones)
+    label = "%s %d%%" % (scheme, level) + ("" if zones == ZONES else " %d zones" % zones)
+    return {"label": label, "scheme": scheme, "seed": seed, "level": level, "zones": zones, "num": num,
+            "no_space_ok": True,
+            "args": ["--device=" + common.device_spec(zones, common.scaled_bytes(ZONE_BYTES, scale), PROFILE),
+                     "--scheme=" + scheme, "--workload=" + ",".join(PASSES), "--num=%d" % num,
+                     "--value_size=%d" % VALUE_BYTES] + rocksdb}
+
+
+def runs(scale, seeds):
     out = []
     for level in LEVELS:
         for scheme in SCHEMES:
             for seed in range(1, seeds + 1):
-                out.append({"label": "%s %d%%" % (scheme, level), "scheme": scheme, "seed": seed, "level": level,
-                            "num": _num(level, scale), "no_space_ok": True,
-                            "args": ["--device=" + common.device_spec(ZONES, zone, PROFILE),
-                                     "--scheme=" + scheme, "--workload=" + ",".join(PASSES),
-                                     "--num=%d" % _num(level, scale), "--value_size=%d" % VALUE_BYTES] + rocksdb})
+                out.append(_run(scheme, level, ZONES, seed, scale))
+    for zones in SIZE_ZONES:
+        for scheme in SIZE_SCHEMES:
+            for seed in range(1, seeds + 1):
+                out.append(_run(scheme, SIZE_LEVEL, zones, seed, scale))
     return out
 
 
@@ -75,10 +95,31 @@ def _metrics(r):
     }
 
 
-def _cells(results, scheme, level):
-    rs = [r for r in results if r["scheme"] == scheme and r["level"] == level]
+def _cells(results, scheme, level, zones=ZONES):
+    rs = [r for r in results if r["scheme"] == scheme and r["level"] == level and r.get("zones", ZONES) == zones]
     ms = [m for m in (_metrics(r) for r in rs) if m]
     return rs, ms
+
+
+def _row(results, scheme, level, zones):
+    """The table row of one cell, or None where it did not run."""
+    rs, ms = _cells(results, scheme, level, zones)
+    if not rs:
+        return None
+    done = sum(1 for m in ms if m["done"])
+    status = "%d/%d completed" % (done, len(rs))
+    full = [m for m in ms if m["no_space"]]
+    if full:
+        status += "; NoSpace after %s of %d ops" % (", ".join("%d" % m["ops"] for m in full), full[0]["planned"])
+    broken = [m for m in ms if not m["done"] and not m["no_space"]]
+    if broken:
+        status += "; %d failed otherwise (see Failed runs)" % len(broken)
+    return [scheme, status,
+            common.cell([m["ops_per_sec"] for m in ms], 1, 4),
+            common.cell([m["wa"] for m in ms]),
+            common.cell([m["zc_mib"] for m in ms], 1, 4),
+            common.cell([m["blobgc_mib"] for m in ms], 1, 4),
+            common.cell([m["space_gc_rounds"] for m in ms if m["space_gc_rounds"] is not None], 1, 3)]
 
 
 def summarize(results, scale):
@@ -89,29 +130,25 @@ def summarize(results, scale):
             (ZONES, common.size_flag(zone), common.size_flag(ZONES * zone), common.timing_of(results),
              common.size_flag(common.scaled_bytes(BLOB_FILE_BYTES, scale)),
              common.size_flag(common.scaled_bytes(MEMTABLE_BYTES, scale)), scale))
+    metrics = ["runs", "ops/s", "WA (device / user)", "ZC copy MiB", "blob GC copy MiB", "space-GC rounds"]
     rows = []
     for level in LEVELS:
         for scheme in SCHEMES:
-            rs, ms = _cells(results, scheme, level)
-            if not rs:
-                continue
-            done = sum(1 for m in ms if m["done"])
-            status = "%d/%d completed" % (done, len(rs))
-            full = [m for m in ms if m["no_space"]]
-            if full:
-                status += "; NoSpace after %s of %d ops" % (
-                    ", ".join("%d" % m["ops"] for m in full), full[0]["planned"])
-            broken = [m for m in ms if not m["done"] and not m["no_space"]]
-            if broken:
-                status += "; %d failed otherwise (see Failed runs)" % len(broken)
-            rows.append(["%d%%" % level, scheme, status,
-                         common.cell([m["ops_per_sec"] for m in ms], 1, 4),
-                         common.cell([m["wa"] for m in ms]),
-                         common.cell([m["zc_mib"] for m in ms], 1, 4),
-                         common.cell([m["blobgc_mib"] for m in ms], 1, 4),
-                         common.cell([m["space_gc_rounds"] for m in ms if m["space_gc_rounds"] is not None], 1, 3)])
-    text += common.table(["live data", "scheme", "runs", "ops/s", "WA (device / user)", "ZC copy MiB",
-                          "blob GC copy MiB", "space-GC rounds"], rows)
+            row = _row(results, scheme, level, ZONES)
+            if row:
+                rows.append(["%d%%" % level] + row)
+    if rows:
+        text += common.table(["live data", "scheme"] + metrics, rows)
+    rows = []
+    for zones in [ZONES] + SIZE_ZONES:
+        for scheme in SIZE_SCHEMES:
+            row = _row(results, scheme, SIZE_LEVEL, zones)
+            if row:
+                rows.append(["%d x %s" % (zones, common.size_flag(zone))] + row)
+    if any(_cells(results, scheme, SIZE_LEVEL, zones)[0] for zones in SIZE_ZONES for scheme in SIZE_SCHEMES):
+        text += ("\n\n%d%% live data on larger devices (the same zones, blob files and memtables; more of "
+                 "them):\n\n" % SIZE_LEVEL)
+        text += common.table(["device (zones x size)", "scheme"] + metrics, rows)
     text += ("\n\nops/s, WA and copies are over the operations a run made (up to NoSpace for a failed run); "
              "mean ± sd over seeds. WA = host writes x DLWA / (ops x (16 KiB + 16 B)).\n")
     return text
@@ -121,6 +158,8 @@ def plot(results, outdir):
     import matplotlib.pyplot as plt
 
     figures = []
+    if not any(_cells(results, scheme, level)[1] for scheme in SCHEMES for level in LEVELS):
+        return figures  # only larger devices ran: the figures are of the 64-zone levels
     for key, ylabel, name in (("wa", "write amplification (device / user)", "fill_wa.png"),
                               ("ops_per_sec", "ops/s", "fill_throughput.png")):
         fig, ax = plt.subplots(figsize=(6, 4))
