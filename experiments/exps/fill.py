@@ -139,16 +139,16 @@ def summarize(results, scale):
                 rows.append(["%d%%" % level] + row)
     if rows:
         text += common.table(["live data", "scheme"] + metrics, rows)
-    rows = []
-    for zones in [ZONES] + SIZE_ZONES:
+    rows = {zones: [] for zones in [ZONES] + SIZE_ZONES}
+    for zones in rows:
         for scheme in SIZE_SCHEMES:
             row = _row(results, scheme, SIZE_LEVEL, zones)
             if row:
-                rows.append(["%d x %s" % (zones, common.size_flag(zone))] + row)
-    if any(_cells(results, scheme, SIZE_LEVEL, zones)[0] for zones in SIZE_ZONES for scheme in SIZE_SCHEMES):
+                rows[zones].append(["%d x %s" % (zones, common.size_flag(zone))] + row)
+    if any(rows[zones] for zones in SIZE_ZONES):
         text += ("\n\n%d%% live data on larger devices (the same zones, blob files and memtables; more of "
                  "them):\n\n" % SIZE_LEVEL)
-        text += common.table(["device (zones x size)", "scheme"] + metrics, rows)
+        text += common.table(["device (zones x size)", "scheme"] + metrics, sum(rows.values(), []))
     text += ("\n\nops/s, WA and copies are over the operations a run made (up to NoSpace for a failed run); "
              "mean ± sd over seeds. WA = host writes x DLWA / (ops x (16 KiB + 16 B)).\n")
     return text
