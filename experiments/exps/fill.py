@@ -17,12 +17,16 @@ memtables fixed, and grows the device to 128 and 256 zones, for the best
 scheme: what a collection needs before it frees anything (the recovery
 reserve, the WAL, the zones writers hold open, one collection's room) is a
 number of zones, so it weighs less on a device with more of them.
+
+A third holds 70% on 256 zones and changes one of the issue's other axes at
+a time: values of 4 and 32 KiB, open/active limits of 8, blob files of 16
+MiB (at scale 1).
 """
 
 import common
 
-DESCRIPTION = ("fill-level sweep: BlobDB overwrites at 20-80% live data, and 70% on 128 and 256 zones; "
-               "completed or NoSpace, WA, copies")
+DESCRIPTION = ("fill-level sweep: BlobDB overwrites at 20-80% live data, and 70% on 128 and 256 zones and "
+               "with other values, limits and blob files; completed or NoSpace, WA, copies")
 DEFAULT_SCALE = 0.25
 
 ZONES = 64
@@ -41,22 +45,40 @@ SIZE_ZONES = [128, 256]
 SIZE_SCHEMES = ["coop"]
 
 
-def _num(level, scale, zones=ZONES):
+# The issue's other axes at this level, one at a time from the device's
+# settings, on the device of this many zones (where the base setting
+# completes): label suffix, value bytes, open/active limit, blob file bytes
+# (scale 1; None: the base setting).
+AXIS_ZONES = 256
+AXES = [("4 KiB values", 4096, None, None),
+        ("32 KiB values", 32768, None, None),
+        ("open/active 8", None, 8, None),
+        ("16 MiB blob files", None, None, 16 * common.MiB)]
+
+
+def _num(level, scale, zones=ZONES, value_bytes=VALUE_BYTES):
     device = zones * common.scaled_bytes(ZONE_BYTES, scale)
-    return int(level / 100.0 * device / VALUE_BYTES)
+    return int(level / 100.0 * device / value_bytes)
 
 
-def _run(scheme, level, zones, seed, scale):
+def _run(scheme, level, zones, seed, scale, axis=None):
+    _, value, open_active, blob_file = axis or (None, None, None, None)
+    value = value or VALUE_BYTES
+    open_active = open_active or 14
+    blob_file = blob_file or BLOB_FILE_BYTES
     rocksdb = ["--enable_blob_files=true", "--min_blob_size=4096", "--enable_blob_garbage_collection=true",
-               "--blob_file_size=" + common.size_flag(common.scaled_bytes(BLOB_FILE_BYTES, scale)),
+               "--blob_file_size=" + common.size_flag(common.scaled_bytes(blob_file, scale)),
                "--write_buffer_size=" + common.size_flag(common.scaled_bytes(MEMTABLE_BYTES, scale))]
-    num = _num(level, scale, zones)
+    num = _num(level, scale, zones, value)
     label = "%s %d%%" % (scheme, level) + ("" if zones == ZONES else " %d zones" % zones)
+    if axis:
+        label += ", " + axis[0]
     return {"label": label, "scheme": scheme, "seed": seed, "level": level, "zones": zones, "num": num,
-            "no_space_ok": True,
-            "args": ["--device=" + common.device_spec(zones, common.scaled_bytes(ZONE_BYTES, scale), PROFILE),
+            "axis": axis[0] if axis else None, "value_bytes": value, "no_space_ok": True,
+            "args": ["--device=" + common.device_spec(zones, common.scaled_bytes(ZONE_BYTES, scale), PROFILE,
+                                                      max_open=open_active),
                      "--scheme=" + scheme, "--workload=" + ",".join(PASSES), "--num=%d" % num,
-                     "--value_size=%d" % VALUE_BYTES] + rocksdb}
+                     "--value_size=%d" % value] + rocksdb}
 
 
 def runs(scale, seeds):
@@ -69,6 +91,10 @@ def runs(scale, seeds):
         for scheme in SIZE_SCHEMES:
             for seed in range(1, seeds + 1):
                 out.append(_run(scheme, SIZE_LEVEL, zones, seed, scale))
+    for axis in AXES:
+        for scheme in SIZE_SCHEMES:
+            for seed in range(1, seeds + 1):
+                out.append(_run(scheme, SIZE_LEVEL, AXIS_ZONES, seed, scale, axis))
     return out
 
 
@@ -78,7 +104,7 @@ def _metrics(r):
     if not doc:
         return None
     ops = common.get(doc, "workload.ops") or 0
-    user = ops * (VALUE_BYTES + KEY_BYTES)
+    user = ops * (r.get("value_bytes", VALUE_BYTES) + KEY_BYTES)
     host = common.get(doc, "fs.host_write_bytes") or 0
     dlwa = common.get(doc, "fs.dlwa") or 1.0
     zc = sum(common.get(doc, "fs.zc_copy_bytes." + k) or 0 for k in ("blob", "sst", "wal", "other"))
@@ -95,15 +121,16 @@ def _metrics(r):
     }
 
 
-def _cells(results, scheme, level, zones=ZONES):
-    rs = [r for r in results if r["scheme"] == scheme and r["level"] == level and r.get("zones", ZONES) == zones]
+def _cells(results, scheme, level, zones=ZONES, axis=None):
+    rs = [r for r in results if r["scheme"] == scheme and r["level"] == level and r.get("zones", ZONES) == zones
+          and r.get("axis") == axis]
     ms = [m for m in (_metrics(r) for r in rs) if m]
     return rs, ms
 
 
-def _row(results, scheme, level, zones):
+def _row(results, scheme, level, zones, axis=None):
     """The table row of one cell, or None where it did not run."""
-    rs, ms = _cells(results, scheme, level, zones)
+    rs, ms = _cells(results, scheme, level, zones, axis)
     if not rs:
         return None
     done = sum(1 for m in ms if m["done"])
@@ -149,8 +176,19 @@ def summarize(results, scale):
         text += ("\n\n%d%% live data on larger devices (the same zones, blob files and memtables; more of "
                  "them):\n\n" % SIZE_LEVEL)
         text += common.table(["device (zones x size)", "scheme"] + metrics, sum(rows.values(), []))
+    rows = {name: [] for name in [None] + [a[0] for a in AXES]}
+    for name in rows:
+        for scheme in SIZE_SCHEMES:
+            row = _row(results, scheme, SIZE_LEVEL, AXIS_ZONES, name)
+            if row:
+                rows[name].append([name or "none"] + row)
+    if any(rows[a[0]] for a in AXES):
+        text += ("\n\n%d%% live data on %d zones, one setting changed at a time (the issue's other axes: values "
+                 "of 4 to 32 KiB, open/active limits of 8 to 14, blob files of 16 to 256 MiB at scale 1):\n\n" %
+                 (SIZE_LEVEL, AXIS_ZONES))
+        text += common.table(["changed", "scheme"] + metrics, sum(rows.values(), []))
     text += ("\n\nops/s, WA and copies are over the operations a run made (up to NoSpace for a failed run); "
-             "mean ± sd over seeds. WA = host writes x DLWA / (ops x (16 KiB + 16 B)).\n")
+             "mean ± sd over seeds. WA = host writes x DLWA / (ops x (value + 16 B)).\n")
     return text
 
 

@@ -174,6 +174,10 @@ struct BlobFileSpaceView {
 struct SpaceGcView {
   FsView fs;                                // zones (no files needed)
   std::vector<BlobFileSpaceView> blob_files;  // RocksDB's live blob files, ascending number
+  // RocksDB's live SST bytes: at most what a collection rewrites besides
+  // the blobs it relocates (it compacts the SSTs over its files' key
+  // range, and their inputs are deleted only when it ends).
+  uint64_t sst_bytes = 0;
   bool writer_waiting = false;              // a writer asked for space (SpaceReclaimer::RequestSpace)
 };
 

@@ -246,6 +246,9 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
     if (it != blob_by_number.end()) bv.bytes_per_zone = it->second->bytes_per_zone;
     sv.blob_files.push_back(std::move(bv));
   }
+  for (const auto& level : meta.levels) {
+    for (const auto& f : level.files) sv.sst_bytes += f.size;
+  }
   std::sort(sv.blob_files.begin(), sv.blob_files.end(),
             [](const BlobFileSpaceView& a, const BlobFileSpaceView& b) { return a.number < b.number; });
   sv.fs.files.clear();  // the zones are what the policy reads
@@ -314,13 +317,13 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
   if (LogRounds()) {
     FsView after = fs_.view(ViewFiles::kNone);
     std::fprintf(stderr,
-                 "space gc: %s%zu of %zu blob files (<= %llu): relocate <= %llu MiB, garbage %llu MiB, %u zones; "
-                 "free %llu -> %llu MiB, empty zones %u -> %u, in %.2f s (%s)%s%s\n",
+                 "space gc: %s%zu of %zu blob files (<= %llu): relocate <= %llu MiB, garbage %llu MiB, %u zones, "
+                 "SSTs %llu MiB; free %llu -> %llu MiB, empty zones %u -> %u, in %.2f s (%s)%s%s\n",
                  pick->discover ? "discover, " : "", pick->files, sv.blob_files.size(),
                  static_cast<unsigned long long>(pick->max_number),
                  static_cast<unsigned long long>(pick->relocate_bytes >> 20),
                  static_cast<unsigned long long>(pick->garbage_bytes >> 20), pick->zones_freed,
-                 static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
+                 static_cast<unsigned long long>(sv.sst_bytes >> 20), static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
                  static_cast<unsigned long long>(after.free_bytes() >> 20), sv.fs.empty_zones(), after.empty_zones(),
                  us / 1e6, pick->reason,
                  s.ok() ? "" : ": ", s.ok() ? "" : s.ToString().c_str());

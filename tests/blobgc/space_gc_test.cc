@@ -70,11 +70,12 @@ TEST(ZonesSpaceGc, BelowTheTriggerCollectsTheShortestPrefixThatFreesEnough) {
 }
 
 TEST(ZonesSpaceGc, TakesMoreFilesWhenTheOldestAloneDoesNotFreeEnough) {
-  // 4 free, a 30% trigger: the target is 35% of 16 = 5.6 MiB, 1.6 MiB
+  // 5 free, a 35% trigger: the target is 40% of 16 = 6.4 MiB, 1.4 MiB
   // more. File 1 nets 2 - 1.5 = 0.5 MiB; files 1-2 net 4 - 1.5 - 0.25 =
-  // 2.25 MiB.
-  auto p = Zones(30);
-  SpaceGcPick pick = p->Pick(Device(4, {kCap / 2, kCap + 3 * kCap / 4, 0}));
+  // 2.25 MiB, and their 1.75 MiB copy fits the budget (three quarters of
+  // 5 zones less two).
+  auto p = Zones(35);
+  SpaceGcPick pick = p->Pick(Device(5, {kCap / 2, kCap + 3 * kCap / 4, 0}));
   EXPECT_TRUE(pick.collect);
   EXPECT_EQ(pick.files, 2u);
   EXPECT_EQ(pick.max_number, 2u);
@@ -92,8 +93,9 @@ TEST(ZonesSpaceGc, AWaitingWriterCollectsAboveTheTrigger) {
 }
 
 TEST(ZonesSpaceGc, NothingThatDoesNotFitInTheWritableSpace) {
-  // 3 empty zones, less two kept (the cleaner's and a margin): 1 MiB to
-  // write into. File 1's live 1.5 MiB does not fit: nothing now, but the
+  // 3 empty zones, less two kept (the cleaner's, and one for SSTs): 1 MiB of
+  // room, of which the collection may take three quarters. File 1's live
+  // 1.5 MiB does not fit: nothing now, but the
   // plan keeps asking for its room.
   auto p = Zones(20);
   SpaceGcPick pick = p->Pick(Device(3, {kCap / 2, 0, 0}));
@@ -102,8 +104,31 @@ TEST(ZonesSpaceGc, NothingThatDoesNotFitInTheWritableSpace) {
   EXPECT_NE(std::string(pick.reason).find("do not fit"), std::string::npos) << pick.reason;
 }
 
+TEST(ZonesSpaceGc, TheSstsACollectionRewritesLeaveItLessRoom) {
+  // 5 empty zones. With SSTs of at most one zone the room is 3 MiB (a
+  // 2.25 MiB budget) and file 1's live 1.5 MiB fits; with 2.5 MiB of SSTs
+  // (three zones) it is 1 MiB, and nothing fits.
+  auto p = Zones(20);
+  SpaceGcView v = Device(5, {kCap / 2, 0, 0});
+  v.sst_bytes = kCap;
+  EXPECT_EQ(p->Pick(v).files, 1u);
+  v.sst_bytes = 2 * kCap + kCap / 2;
+  SpaceGcPick pick = p->Pick(v);
+  EXPECT_EQ(pick.files, 0u);
+  EXPECT_EQ(pick.plan_bytes, 3 * kCap / 2);  // still the plan the file system keeps room for
+  EXPECT_NE(std::string(pick.reason).find("do not fit"), std::string::npos) << pick.reason;
+}
+
+TEST(ZonesSpaceGc, LeavesAQuarterOfItsRoomToTheWritersThatGoOn) {
+  // 4 empty zones less two: 2 MiB of room. File 1's live 1.75 MiB would
+  // fit in it, not in the three quarters a collection takes.
+  auto p = Zones(20);
+  EXPECT_EQ(p->Pick(Device(4, {kCap / 4, 0, 0})).files, 0u);
+  EXPECT_EQ(p->Pick(Device(4, {kCap / 2, 0, 0})).files, 1u);  // 1.5 MiB does
+}
+
 TEST(ZonesSpaceGc, WithinTheBudgetTakesWhatFreesTheMost) {
-  // 4 empty zones (2 MiB writable budget), a 30% trigger (1.6 MiB more
+  // 4 empty zones (a 1.5 MiB budget: three quarters of 4 less 2), a 30% trigger (1.6 MiB more
   // needed, which no prefix nets). Files 1-2 net the most (1.5 MiB) but
   // copy 2.5 MiB; file 1 alone (net 1.25 MiB) fits.
   auto p = Zones(30);
