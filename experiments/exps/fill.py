@@ -33,6 +33,7 @@ ZONES = 64
 ZONE_BYTES = 64 * common.MiB
 BLOB_FILE_BYTES = 256 * common.MiB
 MEMTABLE_BYTES = 64 * common.MiB
+OPEN_ACTIVE = 14
 VALUE_BYTES = 16384
 KEY_BYTES = 16  # db_bench's default key size, which `zonekv bench` uses
 LEVELS = [20, 30, 40, 50, 60, 70, 80]
@@ -64,7 +65,7 @@ def _num(level, scale, zones=ZONES, value_bytes=VALUE_BYTES):
 def _run(scheme, level, zones, seed, scale, axis=None):
     _, value, open_active, blob_file = axis or (None, None, None, None)
     value = value or VALUE_BYTES
-    open_active = open_active or 14
+    open_active = open_active or OPEN_ACTIVE
     blob_file = blob_file or BLOB_FILE_BYTES
     rocksdb = ["--enable_blob_files=true", "--min_blob_size=4096", "--enable_blob_garbage_collection=true",
                "--blob_file_size=" + common.size_flag(common.scaled_bytes(blob_file, scale)),

@@ -246,9 +246,7 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
     if (it != blob_by_number.end()) bv.bytes_per_zone = it->second->bytes_per_zone;
     sv.blob_files.push_back(std::move(bv));
   }
-  for (const auto& level : meta.levels) {
-    for (const auto& f : level.files) sv.sst_bytes += f.size;
-  }
+  sv.sst_bytes = meta.size;  // the sum of the levels' file sizes (blob files apart)
   std::sort(sv.blob_files.begin(), sv.blob_files.end(),
             [](const BlobFileSpaceView& a, const BlobFileSpaceView& b) { return a.number < b.number; });
   sv.fs.files.clear();  // the zones are what the policy reads
@@ -323,7 +321,8 @@ Status SpaceGcController::RunOnce(bool writer_waiting, SpaceGcPick* pick) {
                  static_cast<unsigned long long>(pick->max_number),
                  static_cast<unsigned long long>(pick->relocate_bytes >> 20),
                  static_cast<unsigned long long>(pick->garbage_bytes >> 20), pick->zones_freed,
-                 static_cast<unsigned long long>(sv.sst_bytes >> 20), static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
+                 static_cast<unsigned long long>(sv.sst_bytes >> 20),
+                 static_cast<unsigned long long>(sv.fs.free_bytes() >> 20),
                  static_cast<unsigned long long>(after.free_bytes() >> 20), sv.fs.empty_zones(), after.empty_zones(),
                  us / 1e6, pick->reason,
                  s.ok() ? "" : ": ", s.ok() ? "" : s.ToString().c_str());
