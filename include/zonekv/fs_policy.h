@@ -223,6 +223,11 @@ struct FsView {
   // it. Views from ZoneFs::View() and hand-built ones leave it null: CAZA
   // then indexes FsView::files itself.
   const SstIndex* ssts = nullptr;
+  // Empty zones the engine keeps from a space reclaimer's own writes (the
+  // cleaner's and, with a recovery reserve, the last zone of it): the room a
+  // collection has is the unwritten space less these. 1 in hand-built views
+  // (the cleaner's).
+  uint32_t reclaimer_kept_zones = 1;
 
   // ZenFS definitions: free = unwritten capacity of non-full zones (zones that
   // can still accept data); used = valid bytes; reclaimable = invalid bytes in

@@ -18,9 +18,10 @@
 // lets it use the recovery reserve and keeps other writers out of the room
 // the plan needs), and with it the SSTs it rewrites: when the plan's R(k)
 // does not fit in the budget (the unwritten capacity of the zones that are
-// not busy, less the cleaner's zone and the live SST bytes in whole zones,
-// at least one; of that, three quarters: the writers that go on meanwhile
-// take the rest), the same choice is made among the prefixes that fit.
+// not busy, less the empty zones the file system keeps from the collection,
+// FsView::reclaimer_kept_zones, and the live SST bytes in whole zones, at
+// least one; of that, three quarters: the writers that go on meanwhile take
+// the rest), the same choice is made among the prefixes that fit.
 #include <algorithm>
 #include <unordered_map>
 #include <vector>
@@ -62,7 +63,7 @@ class ZonesSpaceGc : public SpaceGcPolicy {
       if (!z.busy && !z.full()) writable += z.remaining_bytes();
     }
     const uint64_t sst_zones = zone_cap == 0 ? 1 : std::max<uint64_t>(1, (v.sst_bytes + zone_cap - 1) / zone_cap);
-    const uint64_t margin = (1 + sst_zones) * zone_cap;
+    const uint64_t margin = (fs.reclaimer_kept_zones + sst_zones) * zone_cap;
     const uint64_t room = writable > margin ? writable - margin : 0;
     const uint64_t budget = room - room / kWritersShare;
     const uint64_t cap = total / 4;

@@ -312,6 +312,9 @@ class ZoneFs::Impl {
   // `awaited`: f is a compaction's output the reclaimer waits for
   // (IsAwaitableCompactionOutput, AcquireZoneLocked).
   uint32_t KeepEmptyForLocked(const FileRecord& f, bool awaited) const ZONEKV_REQUIRES(mu_);
+  // The empty zones KeepEmptyForLocked keeps from the reclaimer's thread
+  // (FsView::reclaimer_kept_zones).
+  uint32_t ReclaimerKeptZonesLocked() const ZONEKV_REQUIRES(mu_);
   // Data zones that are empty and not busy.
   uint32_t EmptyZonesLocked() const ZONEKV_REQUIRES(mu_);
   // Enters recovery mode when a writer was refused (nospace) or a mount

@@ -54,6 +54,7 @@ void ZoneFs::Impl::BuildViewLocked(uint32_t keep_empty, ViewFiles files, FsView*
     }
   }
   v.level_scores = level_scores_;
+  v.reclaimer_kept_zones = ReclaimerKeptZonesLocked();
   CountZonesLocked(&v.open_zones, &v.active_zones);
   v.max_open_zones = geo_.max_open_zones == 0 ? 0 : DataLimitLocked(geo_.max_open_zones);
   v.max_active_zones = geo_.max_active_zones == 0 ? 0 : DataLimitLocked(geo_.max_active_zones);

@@ -46,6 +46,8 @@ bool IsNewData(const FileRecord& f) {
   return kind != FileKind::kManifest && kind != FileKind::kOther && !IsCompactionOutput(f);
 }
 
+uint32_t ZoneFs::Impl::ReclaimerKeptZonesLocked() const { return 1 + (reserve_zones_ > 0 ? 1 : 0); }
+
 uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f, bool awaited) const {
   const FileKind kind = f.meta.hints.kind;
   // Small, and RocksDB cannot go on (or recover) without them: a MANIFEST
@@ -57,10 +59,11 @@ uint32_t ZoneFs::Impl::KeepEmptyForLocked(const FileRecord& f, bool awaited) con
   const uint32_t metadata = reserve_zones_ > 0 ? 1 : 0;
   // The blob GC that frees space must not wait for the writers it frees it
   // for: whatever else its thread writes (the collection's outputs) may use
-  // the reserve.
+  // the reserve but its last zone (ReclaimerKeptZonesLocked, which the
+  // collector's policy sizes its room by).
   // Nor must a compaction it waits for before it starts: the room the
   // collection would free comes only once that compaction ends.
-  if (ThreadReclaiming() || awaited) return 1 + metadata;
+  if (ThreadReclaiming() || awaited) return ReclaimerKeptZonesLocked();
   // A compaction's outputs replace its inputs: it frees what it takes once
   // it ends (and the collection may be waiting for its inputs), so it may
   // use the collector's room, and in recovery mode the reserve.

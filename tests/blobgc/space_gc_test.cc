@@ -127,6 +127,21 @@ TEST(ZonesSpaceGc, LeavesAQuarterOfItsRoomToTheWritersThatGoOn) {
   EXPECT_EQ(p->Pick(Device(4, {kCap / 2, 0, 0})).files, 1u);  // 1.5 MiB does
 }
 
+TEST(ZonesSpaceGc, TheZonesTheFileSystemKeepsFromTheCollectionAreNotItsRoom) {
+  // 4 empty zones. With the cleaner's zone kept (and one for SSTs) the room
+  // is 2 MiB and file 1's live 1.5 MiB fits its three quarters; with the
+  // recovery reserve's last zone kept too, the room is 1 MiB, and it does
+  // not: a collection sized by the first would run out of room midway.
+  auto p = Zones(20);
+  SpaceGcView v = Device(4, {kCap / 2, 0, 0});
+  ASSERT_EQ(v.fs.reclaimer_kept_zones, 1u);
+  EXPECT_EQ(p->Pick(v).files, 1u);
+  v.fs.reclaimer_kept_zones = 2;
+  SpaceGcPick pick = p->Pick(v);
+  EXPECT_EQ(pick.files, 0u);
+  EXPECT_NE(std::string(pick.reason).find("do not fit"), std::string::npos) << pick.reason;
+}
+
 TEST(ZonesSpaceGc, WithinTheBudgetTakesWhatFreesTheMost) {
   // 4 empty zones (a 1.5 MiB budget: three quarters of 4 less 2), a 30% trigger (1.6 MiB more
   // needed, which no prefix nets). Files 1-2 net the most (1.5 MiB) but

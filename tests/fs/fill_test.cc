@@ -608,6 +608,40 @@ TEST(FillTest, ACompactionTheReclaimerWaitsForMayUseTheReserve) {
   }
 }
 
+// The zones a collection may not use are the ones the view tells its
+// policy (FsView::reclaimer_kept_zones): the space GC sizes its room by
+// them. 3 empty zones of 1 MiB: with the reserve (2 zones) the collection's
+// thread gets one of them, without it two.
+TEST(FillTest, TheCollectionGetsTheEmptyZonesTheViewDoesNotKeepFromIt) {
+  for (int32_t reserve : {2, 0}) {
+    auto dev = OpenTestDevice("ram:zones=19,zone_size=1M,max_open=14,max_active=14");
+    ZoneFsOptions opts;
+    opts.alloc_timeout_ms = 100;
+    opts.policy.zc = "off";  // no space comes back
+    opts.emergency_zc = false;
+    opts.reserve_zones = reserve;
+    std::shared_ptr<ZoneFs> fs = FormatAndMount(dev, opts);
+    auto rfs = fs->file_system();
+    for (int i = 0; i < 13; i++) {
+      ASSERT_TRUE(test::WriteFile(rfs.get(), "/db/old" + std::to_string(i), test::Pattern(i, 1 << 20)).ok());
+    }
+    ASSERT_EQ(fs->Stats().zones_empty, 3u);
+    const uint32_t kept = fs->View(ViewFiles::kNone).reclaimer_kept_zones;
+    EXPECT_EQ(kept, reserve > 0 ? 2u : 1u);
+    ZoneFs::SetThreadReclaiming(true);
+    uint32_t written = 0;
+    for (; written < 3; written++) {
+      if (!test::WriteFile(rfs.get(), "/db/00010" + std::to_string(written) + ".blob",
+                           test::Pattern(100 + written, 1 << 20)).ok()) {
+        break;
+      }
+    }
+    ZoneFs::SetThreadReclaiming(false);
+    EXPECT_EQ(written, 3 - kept) << "reserve " << reserve;
+    EXPECT_EQ(fs->Stats().zones_empty, kept) << "reserve " << reserve;
+  }
+}
+
 class FillPolicyTest : public ::testing::TestWithParam<std::string> {};
 
 // Every cleaning policy, tight open/active limits (4 for data after the
