@@ -17,11 +17,13 @@
 // before it frees anything, into zones no writer holds (the file system
 // lets it use the recovery reserve and keeps other writers out of the room
 // the plan needs), and with it the SSTs it rewrites: when the plan's R(k)
-// does not fit in the budget (the unwritten capacity of the zones that are
-// not busy, less the empty zones the file system keeps from the collection,
-// FsView::reclaimer_kept_zones, and the live SST bytes in whole zones, at
-// least one; of that, three quarters: the writers that go on meanwhile take
-// the rest), the same choice is made among the prefixes that fit.
+// does not fit in the budget (the capacity of the empty zones no writer
+// holds: the file system keeps empty zones, not the tails of partly written
+// ones, for the collection; less the empty zones it keeps from the
+// collection, FsView::reclaimer_kept_zones, and the live SST bytes in whole
+// zones, at least one; of that, three quarters: the writers that go on
+// meanwhile take the rest), the same choice is made among the prefixes that
+// fit.
 #include <algorithm>
 #include <unordered_map>
 #include <vector>
@@ -55,12 +57,12 @@ class ZonesSpaceGc : public SpaceGcPolicy {
     }
     const double free_pct = 100.0 * static_cast<double>(free) / static_cast<double>(total);
     uint64_t zone_cap = 0;
-    uint64_t writable = 0;  // unwritten capacity of zones no writer holds
+    uint64_t writable = 0;  // capacity of the empty zones no writer holds
     std::unordered_map<uint32_t, uint64_t> remaining;  // zone -> valid bytes not in the prefix
     for (const auto& z : fs.zones) {
       zone_cap = std::max(zone_cap, z.capacity_bytes);
       if (z.valid_bytes > 0) remaining[z.id] = z.valid_bytes;
-      if (!z.busy && !z.full()) writable += z.remaining_bytes();
+      if (z.free_empty()) writable += z.remaining_bytes();
     }
     const uint64_t sst_zones = zone_cap == 0 ? 1 : std::max<uint64_t>(1, (v.sst_bytes + zone_cap - 1) / zone_cap);
     const uint64_t margin = (fs.reclaimer_kept_zones + sst_zones) * zone_cap;

@@ -142,6 +142,24 @@ TEST(ZonesSpaceGc, TheZonesTheFileSystemKeepsFromTheCollectionAreNotItsRoom) {
   EXPECT_NE(std::string(pick.reason).find("do not fit"), std::string::npos) << pick.reason;
 }
 
+TEST(ZonesSpaceGc, TheTailsOfPartlyWrittenZonesAreNotItsRoom) {
+  // 3 empty zones and two SST zones half written: 4 MiB unwritten. The file
+  // system keeps only empty zones for the collection (flushes and the WAL
+  // take the tails while it runs), so the room is 3 - 2 = 1 MiB, and file
+  // 1's live 1.5 MiB does not fit its three quarters.
+  auto p = Zones(20);
+  SpaceGcView v = Device(3, {kCap / 2, 0, 0});
+  for (uint32_t id : {6u, 7u}) {
+    ZoneView& z = v.fs.zones[id];
+    z.written_bytes = z.valid_bytes = kCap / 2;
+    z.state = ZoneState::kClosed;
+  }
+  ASSERT_EQ(v.fs.free_bytes(), 4 * kCap);
+  SpaceGcPick pick = p->Pick(v);
+  EXPECT_EQ(pick.files, 0u);
+  EXPECT_NE(std::string(pick.reason).find("do not fit"), std::string::npos) << pick.reason;
+}
+
 TEST(ZonesSpaceGc, WithinTheBudgetTakesWhatFreesTheMost) {
   // 4 empty zones (a 1.5 MiB budget: three quarters of 4 less 2), a 30% trigger (1.6 MiB more
   // needed, which no prefix nets). Files 1-2 net the most (1.5 MiB) but
