@@ -225,8 +225,8 @@ struct FsView {
   const SstIndex* ssts = nullptr;
   // Empty zones the engine keeps from a space reclaimer's own writes (the
   // cleaner's and, with a recovery reserve, the last zone of it): the room a
-  // collection has is the unwritten space less these. 1 in hand-built views
-  // (the cleaner's).
+  // collection has is the empty zones no writer holds, less these. 1 in
+  // hand-built views (the cleaner's).
   uint32_t reclaimer_kept_zones = 1;
 
   // ZenFS definitions: free = unwritten capacity of non-full zones (zones that
